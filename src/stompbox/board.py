@@ -1,0 +1,220 @@
+"""Plugins made of plugins: :class:`Chain` (in series), :class:`Mix` (in parallel, summed) and
+:class:`Pedalboard`, plus the functional :func:`process`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, overload
+
+import numpy as np
+
+from .core.plugin import Plugin
+
+
+class PluginContainer(Plugin):
+    """A plugin holding an ordered, mutable list of plugins (``None`` entries pass audio through)."""
+
+    _abstract = True
+
+    def __init__(self, plugins: Iterable[Plugin | None] | None = None) -> None:
+        super().__init__()
+        self._plugins: list[Plugin | None] = []
+        for plugin in plugins or []:
+            self.append(plugin)
+
+    # ------------------------------------------------------------------ list API
+    def _check(self, plugin: Any) -> Plugin | None:
+        if plugin is None:
+            return None
+        if not isinstance(plugin, Plugin):
+            raise TypeError(
+                f"{type(self).__name__} can only contain stompbox plugins (or None), not "
+                f"{type(plugin).__name__}."
+            )
+        if any(p is self for p in plugin._iter_tree()):
+            raise ValueError(f"A {type(self).__name__} cannot contain itself.")
+        return plugin
+
+    def append(self, plugin: Plugin | None) -> None:
+        """Add ``plugin`` at the end."""
+        self._plugins.append(self._check(plugin))
+        self._structure_changed()
+
+    def insert(self, index: int, plugin: Plugin | None) -> None:
+        """Insert ``plugin`` before position ``index``."""
+        self._plugins.insert(index, self._check(plugin))
+        self._structure_changed()
+
+    def remove(self, plugin: Plugin | None) -> None:
+        """Remove the first occurrence of ``plugin`` (``ValueError`` if absent)."""
+        for i, p in enumerate(self._plugins):
+            if p is plugin:
+                del self._plugins[i]
+                self._structure_changed()
+                return
+        raise ValueError("remove(x): x not in list")
+
+    @overload
+    def __getitem__(self, index: int) -> Plugin | None: ...
+    @overload
+    def __getitem__(self, index: slice) -> PluginContainer: ...
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return type(self)(self._plugins[index])
+        return self._plugins[index]
+
+    def __setitem__(self, index: int, plugin: Plugin | None) -> None:
+        if isinstance(index, slice):
+            self._plugins[index] = [self._check(p) for p in plugin]  # type: ignore[union-attr]
+        else:
+            self._plugins[index] = self._check(plugin)
+        self._structure_changed()
+
+    def __delitem__(self, index: int | slice) -> None:
+        del self._plugins[index]
+        self._structure_changed()
+
+    def __len__(self) -> int:
+        return len(self._plugins)
+
+    def __iter__(self) -> Iterator[Plugin | None]:
+        return iter(list(self._plugins))
+
+    def __contains__(self, plugin: object) -> bool:
+        return any(p is plugin for p in self._plugins)
+
+    # ------------------------------------------------------------------ engine
+    def _structure_changed(self) -> None:
+        self._format = None  # children may be new: prepare again on the next call
+
+    def _children(self) -> list[Plugin]:
+        return [p for p in self._plugins if p is not None]
+
+    def _ensure_format(self, sample_rate: float, num_channels: int) -> bool:
+        """Prepare children for the format. If any child had to be (re)prepared, the whole tree is reset so
+        that it starts a stream together; otherwise the children's running state is kept (a new container
+        around plugins that are mid-stream continues that stream)."""
+        if self._format == (sample_rate, num_channels):
+            return False
+        self._format = (sample_rate, num_channels)
+        changed = [child._ensure_format(sample_rate, num_channels) for child in self._children()]
+        if any(changed):
+            self._reset_all()
+            return True
+        self._reset_own()
+        self._withheld = 0
+        return False
+
+    def _reset_own(self) -> None:
+        """Reset the container's own state (not its children's)."""
+
+    def _reset_state(self) -> None:
+        for child in self._children():
+            child._reset_all()
+        self._reset_own()
+
+    @property
+    def tail_seconds(self) -> float:
+        tails = [c.tail_seconds for c in self._children()]
+        return max(tails, default=0.0)
+
+    def __repr__(self) -> str:
+        n = len(self._plugins)
+        inner = ", ".join(repr(p) for p in self._plugins)
+        return f"<stompbox.{type(self).__name__} with {n} plugin{'' if n == 1 else 's'}: [{inner}] at {id(self):#x}>"
+
+
+class Chain(PluginContainer):
+    """Plugins run in series: the output of each is the input of the next.
+
+    Parameters
+    ----------
+    plugins : list of Plugin, optional
+        The plugins, in processing order. ``None`` entries pass audio through unchanged.
+    """
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        for child in self._children():
+            block = child._step(block)
+        return block
+
+    @property
+    def latency_samples(self) -> int:
+        return sum(c.latency_samples for c in self._children())
+
+    @property
+    def tail_seconds(self) -> float:
+        return sum(c.tail_seconds for c in self._children())
+
+
+class Mix(PluginContainer):
+    """Plugins run in parallel on copies of the input; their outputs are summed (not averaged).
+
+    Branch latencies are aligned to the slowest branch. An empty Mix outputs silence.
+
+    Parameters
+    ----------
+    plugins : list of Plugin, optional
+        The parallel branches (use a :class:`Chain` for a branch of several plugins).
+    """
+
+    def _reset_own(self) -> None:
+        children = self._children()
+        latest = max((c.latency_samples for c in children), default=0)
+        channels = self._format[1] if self._format else 1
+        self._pads = [np.zeros((channels, latest - c.latency_samples), np.float32) for c in children]
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        total = np.zeros_like(block)
+        for i, child in enumerate(self._children()):
+            out = child._step(block.copy())
+            pad = self._pads[i]
+            if pad.shape[1]:
+                joined = np.concatenate([pad, out], axis=1)
+                out, self._pads[i] = joined[:, : block.shape[1]], joined[:, block.shape[1] :]
+            total += out
+        return total
+
+    @property
+    def latency_samples(self) -> int:
+        return max((c.latency_samples for c in self._children()), default=0)
+
+
+class Pedalboard(Chain):
+    """A mutable list of plugins run in series: the object most stompbox programs build.
+
+    Supports indexing, slicing, ``append``, ``insert``, ``remove``, ``len``, iteration and nesting (a Pedalboard
+    is itself a Plugin). Instruments cannot be added.
+
+    Parameters
+    ----------
+    plugins : list of Plugin, optional
+        The plugins, in processing order.
+    """
+
+    def _check(self, plugin: Any) -> Plugin | None:
+        checked = super()._check(plugin)
+        if checked is not None and checked.is_instrument:
+            raise ValueError(
+                f"Pedalboard objects may only contain audio effects, not instruments ({checked!r}). "
+                "Render the instrument first, then process its output."
+            )
+        return checked
+
+    def __repr__(self) -> str:
+        n = len(self._plugins)
+        inner = ", ".join(repr(p) for p in self._plugins)
+        return f"<Pedalboard with {n} plugin{'' if n == 1 else 's'}: [{inner}]>"
+
+
+def process(
+    input_array: np.ndarray,
+    sample_rate: float,
+    plugins: Iterable[Plugin | None] | Plugin,
+    buffer_size: int = 8192,
+    reset: bool = True,
+) -> np.ndarray:
+    """Run ``input_array`` through ``plugins`` in series and return float32 audio (see ``Plugin.process``)."""
+    if isinstance(plugins, Plugin):
+        plugins = [plugins]
+    return Chain(list(plugins)).process(input_array, sample_rate, buffer_size, reset)

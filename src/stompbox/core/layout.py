@@ -1,0 +1,98 @@
+"""Channel layout and dtype rules shared by ``Plugin.process`` and the file writers.
+
+Audio arrays come as 1-D (mono), ``(channels, samples)`` ("channels-first") or ``(samples, channels)``
+("channels-last"). As in pedalboard, the smaller dimension of a 2-D array is taken to be the channels; a square
+array is ambiguous unless a layout was seen before or is given explicitly.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Literal
+
+import numpy as np
+
+from .errors import LayoutError
+
+Layout = Literal["channels-first", "channels-last"]
+LAYOUTS: tuple[str, ...] = ("channels-first", "channels-last")
+
+FLOAT_DTYPE_ERROR = "Pedalboard only supports 32-bit and 64-bit floating point audio for processing."
+SQUARE_ERROR = (
+    "Unable to determine channel layout from shape: {shape}. Provide a non-square array first to allow "
+    "stompbox to determine which dimension corresponds with the number of channels and which dimension "
+    "corresponds with the number of samples, or pass layout='channels-first' / 'channels-last'."
+)
+
+
+def detect_layout(shape: tuple[int, ...], hint: str | None = None) -> str:
+    """The layout of a 2-D array of ``shape``: explicit or remembered ``hint`` for square arrays."""
+    rows, cols = shape
+    if rows < cols:
+        return "channels-first"
+    if rows > cols:
+        return "channels-last"
+    if hint in LAYOUTS:
+        return hint  # type: ignore[return-value]
+    raise LayoutError(SQUARE_ERROR.format(shape=tuple(shape)))
+
+
+def check_ndim(array: np.ndarray) -> None:
+    if array.ndim not in (1, 2):
+        raise LayoutError(
+            f"Number of input dimensions must be 1 or 2 (got {array.ndim}). Audio arrays are 1-D (mono), "
+            "(channels, samples) or (samples, channels)."
+        )
+
+
+def as_float32_channels_first(
+    input_array: Any, hint: str | None = None, layout: str | None = None
+) -> tuple[np.ndarray, str | None]:
+    """Copy ``input_array`` into a new C-contiguous float32 ``(channels, samples)`` array.
+
+    Returns the array and the layout of the input (``None`` for 1-D input). Raises ``TypeError`` for anything
+    but a float32/float64 ndarray and :class:`LayoutError` for 3-D or ambiguous arrays.
+    """
+    if not isinstance(input_array, np.ndarray):
+        raise TypeError(
+            f"Audio must be a numpy.ndarray of float32 or float64 samples (got {type(input_array).__name__})."
+        )
+    if input_array.dtype not in (np.float32, np.float64):
+        raise TypeError(f"{FLOAT_DTYPE_ERROR} (Got: {input_array.dtype})")
+    check_ndim(input_array)
+    if layout is not None and layout not in LAYOUTS:
+        raise ValueError(f"layout must be 'channels-first' or 'channels-last' (got {layout!r})")
+    if input_array.ndim == 1:
+        return np.array(input_array[np.newaxis, :], dtype=np.float32, order="C"), None
+    found = layout or detect_layout(input_array.shape, hint)
+    view = input_array if found == "channels-first" else input_array.T
+    return np.array(view, dtype=np.float32, order="C"), found
+
+
+def restore_layout(channels_first: np.ndarray, layout: str | None) -> np.ndarray:
+    """Undo :func:`as_float32_channels_first`: back to 1-D or ``(samples, channels)`` as the input was."""
+    if layout is None:
+        return channels_first[0]
+    if layout == "channels-last":
+        return np.ascontiguousarray(channels_first.T)
+    return channels_first
+
+
+def check_sample_rate(sample_rate: Any) -> float:
+    """A positive, finite sample rate in Hz, as a float."""
+    if isinstance(sample_rate, bool) or not isinstance(sample_rate, numbers.Real):
+        raise TypeError(f"sample_rate must be a number in Hz (got {type(sample_rate).__name__})")
+    rate = float(sample_rate)
+    if not math.isfinite(rate) or rate <= 0:
+        raise ValueError(f"sample_rate must be a positive, finite number of Hz (got {sample_rate!r})")
+    return rate
+
+
+def check_buffer_size(buffer_size: Any) -> int:
+    """A block size of at least one sample."""
+    if isinstance(buffer_size, bool) or not isinstance(buffer_size, numbers.Integral):
+        raise TypeError(f"buffer_size must be an integer number of samples (got {buffer_size!r})")
+    if buffer_size < 1:
+        raise ValueError(f"buffer_size must be at least 1 sample (got {buffer_size})")
+    return int(buffer_size)

@@ -1,0 +1,257 @@
+"""The :class:`Plugin` base class: the one place where ``process()`` is implemented.
+
+A plugin is a stateful stream processor. It learns the stream format (sample rate and channel count) once, then
+turns float32 ``(channels, n)`` blocks into blocks of the same length. Everything else a caller sees (layout
+detection, dtype rules, splitting into ``buffer_size`` blocks, reset, latency compensation, locking) lives here,
+so a concrete effect writes only:
+
+- ``_prepare(sample_rate, num_channels)``: allocate state for a stream format (called when it changes);
+- ``_reset_state()``: clear tails, delay lines and envelopes, keeping parameters;
+- ``_update()``: recompute coefficients after a parameter changed (called before the next block);
+- ``_process(block)``: process one C-contiguous float32 ``(channels, n)`` block, in place or into a new array
+  of the same shape, and return it.
+
+Latency model: a plugin with ``latency_samples = L`` returns blocks of the same length as its input, delayed by
+``L`` samples. ``process(..., reset=True)`` pushes ``L`` samples of silence through and drops the first ``L``
+output samples, so output sample ``i`` lines up with input sample ``i`` and the lengths are equal. With
+``reset=False`` nothing is flushed: the first ``L`` samples of a stream are withheld, so early calls return
+fewer samples than they were given (as pedalboard does).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .errors import DuplicatePluginError
+from .layout import as_float32_channels_first, check_buffer_size, check_sample_rate, restore_layout
+from .params import Param, ParamSpec
+
+DUPLICATE_ERROR = (
+    "The same plugin instance is being used multiple times in the same chain of plugins, which would cause "
+    "undefined results. Please ensure that no duplicate plugins are present before calling."
+)
+
+
+class Plugin:
+    """Base class of every stompbox plugin: a stateful processor of ``(channels, samples)`` float32 audio.
+
+    Do not instantiate it directly; use its subclasses (``Gain``, ``Reverb``, ``Pedalboard``, ...).
+    """
+
+    _params: ClassVar[dict[str, Param]] = {}
+    _abstract: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        params: dict[str, Param] = {}
+        for klass in reversed(cls.__mro__):
+            for name, value in vars(klass).items():
+                if isinstance(value, Param):
+                    params[name] = value
+        cls._params = params
+        cls._abstract = bool(vars(cls).get("_abstract", False))
+
+    def __init__(self, **params: Any) -> None:
+        if type(self)._abstract:
+            raise TypeError(
+                f"{type(self).__name__} is an abstract base class - don't instantiate this directly, use its "
+                "subclasses instead."
+            )
+        self._values: dict[str, Any] = {}
+        self._lock = threading.RLock()
+        self._format: tuple[float, int] | None = None
+        self._layout_hint: str | None = None
+        self._withheld = 0
+        self._dirty = True
+        for name, param in self._params.items():
+            self._values[name] = param.coerce(param.default)
+        for name, value in params.items():
+            if name not in self._params:
+                raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {name!r}")
+            setattr(self, name, value)
+
+    # ------------------------------------------------------------------ hooks for subclasses
+    def _prepare(self, sample_rate: float, num_channels: int) -> None:
+        """Allocate state for a new stream format. State is reset right after."""
+
+    def _reset_state(self) -> None:
+        """Clear all audio state (tails, delay lines, envelopes, LFO phase); keep parameters."""
+
+    def _update(self) -> None:
+        """Recompute derived values (coefficients) from parameters and the stream format."""
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        """Process one C-contiguous float32 ``(channels, n)`` block; return ``(channels, n)`` float32."""
+        raise NotImplementedError
+
+    def _param_changed(self, name: str) -> None:
+        self._dirty = True
+
+    def _children(self) -> list[Plugin]:
+        """Plugins inside this one (containers override)."""
+        return []
+
+    # ------------------------------------------------------------------ public properties
+    @property
+    def is_effect(self) -> bool:
+        """True: this plugin takes audio in and gives audio out."""
+        return True
+
+    @property
+    def is_instrument(self) -> bool:
+        """True if this plugin makes audio from MIDI rather than processing audio."""
+        return False
+
+    @property
+    def latency_samples(self) -> int:
+        """How many samples this plugin delays its output by at the current sample rate (compensated by
+        ``process``)."""
+        return 0
+
+    @property
+    def tail_seconds(self) -> float:
+        """How long the plugin keeps sounding after its input falls silent, in seconds (0 for memoryless)."""
+        return 0.0
+
+    @classmethod
+    def parameter_specs(cls) -> dict[str, ParamSpec]:
+        """Name, default, range, unit and description of each of this plugin's parameters."""
+        return {name: param.spec for name, param in cls._params.items()}
+
+    # ------------------------------------------------------------------ the stream engine
+    def _ensure_format(self, sample_rate: float, num_channels: int) -> bool:
+        """Prepare for this stream format if it changed; returns True if state was reset."""
+        if self._format == (sample_rate, num_channels):
+            return False
+        self._format = (sample_rate, num_channels)
+        self._prepare(sample_rate, num_channels)
+        self._dirty = True
+        self._reset_all()
+        return True
+
+    def _reset_all(self) -> None:
+        if self._dirty and self._format is not None:
+            self._update()
+            self._dirty = False
+        self._reset_state()
+        self._withheld = self.latency_samples
+
+    def _step(self, block: np.ndarray) -> np.ndarray:
+        """Process one block with up-to-date coefficients (what containers call on their children)."""
+        if self._dirty:
+            self._update()
+            self._dirty = False
+        return self._process(block)
+
+    def reset(self) -> None:
+        """Clear the plugin's internal state (tails, delay lines, LFO phase); parameters are kept.
+
+        Also forgets the channel layout remembered from earlier calls.
+        """
+        with self._lock:
+            self._layout_hint = None
+            if self._format is not None:
+                self._reset_all()
+
+    def _iter_tree(self) -> Iterator[Plugin]:
+        yield self
+        for child in self._children():
+            yield from child._iter_tree()
+
+    def _locked_tree(self) -> list[Plugin]:
+        plugins = list(self._iter_tree())
+        if len({id(p) for p in plugins}) != len(plugins):
+            raise DuplicatePluginError(DUPLICATE_ERROR)
+        return sorted(plugins, key=id)
+
+    def process(
+        self,
+        input_array: np.ndarray,
+        sample_rate: float,
+        buffer_size: int = 8192,
+        reset: bool = True,
+    ) -> np.ndarray:
+        """Run audio through this plugin and return the result as float32.
+
+        Parameters
+        ----------
+        input_array : numpy.ndarray
+            float32 or float64 audio, 1-D (mono), ``(channels, samples)`` or ``(samples, channels)``. The
+            smaller dimension of a 2-D array is taken as the channels; the output has the input's layout.
+        sample_rate : float
+            Sample rate of the audio in Hz (positive).
+        buffer_size : int
+            The largest block, in samples, handed to the plugin at once (>= 1). Built-in effects give the same
+            output for any block size.
+        reset : bool
+            If True (the default), clear the plugin's state first and treat this call as a whole stream: the
+            output has exactly the input's length, with any latency compensated. If False, state carries over
+            from the previous call (streaming); a plugin with latency then returns fewer samples than it was
+            given until its latency has been filled.
+
+        Returns
+        -------
+        numpy.ndarray
+            float32 audio in the input's layout.
+        """
+        rate = check_sample_rate(sample_rate)
+        block_size = check_buffer_size(buffer_size)
+        audio, layout = as_float32_channels_first(input_array, self._layout_hint)
+        tree = self._locked_tree()
+        for plugin in tree:
+            plugin._lock.acquire()
+        try:
+            if layout is not None:
+                self._layout_hint = layout
+            reset_done = self._ensure_format(rate, audio.shape[0])
+            if reset and not reset_done:
+                self._reset_all()
+            output = self._run(audio, block_size, flush=bool(reset))
+        finally:
+            for plugin in reversed(tree):
+                plugin._lock.release()
+        return restore_layout(output, layout)
+
+    __call__ = process
+
+    def _run(self, audio: np.ndarray, block_size: int, flush: bool) -> np.ndarray:
+        """Push ``audio`` through in blocks; drop withheld (latency) samples; flush with silence if asked."""
+        channels, frames = audio.shape
+        if flush and self._withheld:
+            audio = np.concatenate([audio, np.zeros((channels, self._withheld), np.float32)], axis=1)
+        total = audio.shape[1]
+        if total <= block_size:
+            output = self._step(audio) if total else audio
+        else:
+            output = np.empty_like(audio)
+            for start in range(0, total, block_size):
+                stop = min(start + block_size, total)
+                output[:, start:stop] = self._step(np.ascontiguousarray(audio[:, start:stop]))
+        drop = min(self._withheld, output.shape[1])
+        self._withheld -= drop
+        if drop:
+            output = output[:, drop:]
+        if flush:
+            output = output[:, :frames]
+        return np.ascontiguousarray(output, dtype=np.float32)
+
+    # ------------------------------------------------------------------ copying and display
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
+
+    def _repr_params(self) -> str:
+        parts = [f"{name}={param.format(self._values[name])}" for name, param in self._params.items()]
+        return (" " + " ".join(parts)) if parts else ""
+
+    def __repr__(self) -> str:
+        return f"<stompbox.{type(self).__name__}{self._repr_params()} at {id(self):#x}>"

@@ -1,0 +1,135 @@
+"""Memoryless effects: Gain, Invert, Clipping, Distortion and Bitcrush (vectorised NumPy, in place)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.params import Param
+from ..core.plugin import Plugin
+
+
+def db_to_gain(db: float) -> float:
+    """Decibels to a linear amplitude factor: ``10 ** (db / 20)``."""
+    return float(10.0 ** (db / 20.0))
+
+
+class Gain(Plugin):
+    """Multiply the signal by a fixed gain.
+
+    Parameters
+    ----------
+    gain_db : float
+        Gain in decibels (any finite value; default 1.0). Output is exactly ``x * 10 ** (gain_db / 20)``.
+    """
+
+    gain_db = Param(1.0, unit="dB", doc="gain applied to the signal")
+
+    def __init__(self, gain_db: float = 1.0) -> None:
+        super().__init__(gain_db=gain_db)
+
+    def _update(self) -> None:
+        self._factor = np.float32(db_to_gain(self.gain_db))
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        block *= self._factor
+        return block
+
+
+class Invert(Plugin):
+    """Flip the polarity of the signal (multiply every sample by -1)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        np.negative(block, out=block)
+        return block
+
+
+class Clipping(Plugin):
+    """Hard-clip the signal at a threshold.
+
+    Parameters
+    ----------
+    threshold_db : float
+        Clipping level in dBFS (default -6.0): samples are limited to ``±10 ** (threshold_db / 20)``.
+    """
+
+    threshold_db = Param(-6.0, unit="dB", doc="level above which samples are clipped")
+
+    def __init__(self, threshold_db: float = -6.0) -> None:
+        super().__init__(threshold_db=threshold_db)
+
+    def _update(self) -> None:
+        self._limit = np.float32(db_to_gain(self.threshold_db))
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        np.clip(block, -self._limit, self._limit, out=block)
+        return block
+
+
+class Distortion(Plugin):
+    """Drive the signal into a ``tanh`` waveshaper: ``tanh(x * 10 ** (drive_db / 20))``.
+
+    Parameters
+    ----------
+    drive_db : float
+        Gain before the waveshaper in dB (default 25). ``gain_db=`` is accepted as an alias.
+    """
+
+    drive_db = Param(25.0, unit="dB", doc="gain applied before the tanh waveshaper")
+
+    def __init__(self, drive_db: float = 25.0, **kwargs: Any) -> None:
+        if "gain_db" in kwargs:
+            drive_db = kwargs.pop("gain_db")
+        if kwargs:
+            raise TypeError(f"Distortion() got an unexpected keyword argument {next(iter(kwargs))!r}")
+        super().__init__(drive_db=drive_db)
+
+    @property
+    def gain_db(self) -> float:
+        """Alias of :attr:`drive_db`."""
+        return float(self.drive_db)
+
+    @gain_db.setter
+    def gain_db(self, value: float) -> None:
+        self.drive_db = value
+
+    def _update(self) -> None:
+        self._factor = np.float32(db_to_gain(self.drive_db))
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        block *= self._factor
+        np.tanh(block, out=block)
+        return block
+
+
+class Bitcrush(Plugin):
+    """Reduce the signal's resolution to ``bit_depth`` bits: ``round(x * 2**b) / 2**b``.
+
+    Samples are not clamped: ``±1.5`` stays ``±1.5``. ``bit_depth=0`` gives silence.
+
+    Parameters
+    ----------
+    bit_depth : float
+        Resolution in bits, 0 to 32 (default 8); fractional depths are allowed.
+    """
+
+    bit_depth = Param(
+        8.0, minimum=0.0, maximum=32.0, unit="bits", doc="resolution of the output",
+        error="Bit depth must be between 0 and 32 bits.",
+    )
+
+    def __init__(self, bit_depth: float = 8) -> None:
+        super().__init__(bit_depth=bit_depth)
+
+    def _update(self) -> None:
+        self._scale = np.float32(2.0**self.bit_depth)
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        block *= self._scale
+        np.round(block, out=block)
+        block /= self._scale
+        return block
