@@ -91,5 +91,6 @@ def diff_db(ours: np.ndarray, reference: np.ndarray) -> float:
 def process_in_blocks(plugin, audio: np.ndarray, sr: int, block: int) -> np.ndarray:
     """Feed ``audio`` to ``plugin`` in ``block``-sample pieces with ``reset=False`` after a reset."""
     plugin.reset()
-    pieces = [plugin.process(audio[:, i : i + block], sr, reset=False) for i in range(0, audio.shape[1], block)]
+    pieces = [plugin.process(audio[:, :0], sr, reset=False)]  # an empty block fixes the channel layout
+    pieces += [plugin.process(audio[:, i : i + block], sr, reset=False) for i in range(0, audio.shape[1], block)]
     return np.concatenate(pieces, axis=1)

@@ -26,9 +26,24 @@ SQUARE_ERROR = (
 )
 
 
-def detect_layout(shape: tuple[int, ...], hint: str | None = None) -> str:
-    """The layout of a 2-D array of ``shape``: explicit or remembered ``hint`` for square arrays."""
+def detect_layout(shape: tuple[int, ...], hint: str | tuple[str, int] | None = None) -> str:
+    """The layout of a 2-D array of ``shape``.
+
+    ``hint`` is what an earlier call established: a layout name (used only for square arrays), or a
+    ``(layout, num_channels)`` pair, which wins whenever the array has ``num_channels`` along that layout's
+    channel axis (so a ``(2, 1)`` block of a stereo stream stays stereo). Otherwise the smaller dimension is
+    the channels, and a square array without a hint is ambiguous.
+    """
     rows, cols = shape
+    if cols == 0 and rows > 0:  # an empty block: the zero-length axis is time
+        return "channels-first"
+    if rows == 0 and cols > 0:
+        return "channels-last"
+    if isinstance(hint, tuple):
+        layout, channels = hint
+        if (rows if layout == "channels-first" else cols) == channels:
+            return layout
+        hint = None
     if rows < cols:
         return "channels-first"
     if rows > cols:
@@ -47,7 +62,7 @@ def check_ndim(array: np.ndarray) -> None:
 
 
 def as_float32_channels_first(
-    input_array: Any, hint: str | None = None, layout: str | None = None
+    input_array: Any, hint: str | tuple[str, int] | None = None, layout: str | None = None
 ) -> tuple[np.ndarray, str | None]:
     """Copy ``input_array`` into a new C-contiguous float32 ``(channels, samples)`` array.
 

@@ -64,7 +64,7 @@ class Plugin:
         self._values: dict[str, Any] = {}
         self._lock = threading.RLock()
         self._format: tuple[float, int] | None = None
-        self._layout_hint: str | None = None
+        self._layout_hint: tuple[str, int] | None = None
         self._withheld = 0
         self._dirty = True
         for name, param in self._params.items():
@@ -174,6 +174,8 @@ class Plugin:
         sample_rate: float,
         buffer_size: int = 8192,
         reset: bool = True,
+        *,
+        layout: str | None = None,
     ) -> np.ndarray:
         """Run audio through this plugin and return the result as float32.
 
@@ -192,6 +194,9 @@ class Plugin:
             output has exactly the input's length, with any latency compensated. If False, state carries over
             from the previous call (streaming); a plugin with latency then returns fewer samples than it was
             given until its latency has been filled.
+        layout : {"channels-first", "channels-last"}, optional
+            Say how a 2-D array is laid out instead of letting the shape decide (needed for square arrays, or
+            blocks shorter than the channel count, on a fresh plugin).
 
         Returns
         -------
@@ -200,13 +205,13 @@ class Plugin:
         """
         rate = check_sample_rate(sample_rate)
         block_size = check_buffer_size(buffer_size)
-        audio, layout = as_float32_channels_first(input_array, self._layout_hint)
+        audio, layout = as_float32_channels_first(input_array, self._layout_hint, layout)
         tree = self._locked_tree()
         for plugin in tree:
             plugin._lock.acquire()
         try:
             if layout is not None:
-                self._layout_hint = layout
+                self._layout_hint = (layout, audio.shape[0])
             reset_done = self._ensure_format(rate, audio.shape[0])
             if reset and not reset_done:
                 self._reset_all()
