@@ -8,9 +8,9 @@ import threading
 
 import numpy as np
 import pytest
-from _audio import SR, noise, process_in_blocks
 
 import stompbox
+from _audio import SR, noise, process_in_blocks
 from stompbox import Chain, Gain, Invert, Mix, Pedalboard, Plugin
 from stompbox._internal import AddLatency
 from stompbox.core import DuplicatePluginError, LayoutError

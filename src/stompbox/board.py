@@ -28,8 +28,7 @@ class PluginContainer(Plugin):
             return None
         if not isinstance(plugin, Plugin):
             raise TypeError(
-                f"{type(self).__name__} can only contain stompbox plugins (or None), not "
-                f"{type(plugin).__name__}."
+                f"{type(self).__name__} can only contain stompbox plugins (or None), not {type(plugin).__name__}."
             )
         if any(p is self for p in plugin._iter_tree()):
             raise ValueError(f"A {type(self).__name__} cannot contain itself.")

@@ -61,12 +61,12 @@ def check_ndim(array: np.ndarray) -> None:
         )
 
 
-def as_float32_channels_first(
+def channels_first_view(
     input_array: Any, hint: str | tuple[str, int] | None = None, layout: str | None = None
 ) -> tuple[np.ndarray, str | None]:
-    """Copy ``input_array`` into a new C-contiguous float32 ``(channels, samples)`` array.
+    """A ``(channels, samples)`` view of ``input_array`` (no copy; dtype float32 or float64).
 
-    Returns the array and the layout of the input (``None`` for 1-D input). Raises ``TypeError`` for anything
+    Returns the view and the layout of the input (``None`` for 1-D input). Raises ``TypeError`` for anything
     but a float32/float64 ndarray and :class:`LayoutError` for 3-D or ambiguous arrays.
     """
     if not isinstance(input_array, np.ndarray):
@@ -79,9 +79,16 @@ def as_float32_channels_first(
     if layout is not None and layout not in LAYOUTS:
         raise ValueError(f"layout must be 'channels-first' or 'channels-last' (got {layout!r})")
     if input_array.ndim == 1:
-        return np.array(input_array[np.newaxis, :], dtype=np.float32, order="C"), None
+        return input_array[np.newaxis, :], None
     found = layout or detect_layout(input_array.shape, hint)
-    view = input_array if found == "channels-first" else input_array.T
+    return (input_array if found == "channels-first" else input_array.T), found
+
+
+def as_float32_channels_first(
+    input_array: Any, hint: str | tuple[str, int] | None = None, layout: str | None = None
+) -> tuple[np.ndarray, str | None]:
+    """Like :func:`channels_first_view`, but a new C-contiguous float32 copy."""
+    view, found = channels_first_view(input_array, hint, layout)
     return np.array(view, dtype=np.float32, order="C"), found
 
 

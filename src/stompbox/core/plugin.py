@@ -9,7 +9,8 @@ so a concrete effect writes only:
 - ``_reset_state()``: clear tails, delay lines and envelopes, keeping parameters;
 - ``_update()``: recompute coefficients after a parameter changed (called before the next block);
 - ``_process(block)``: process one C-contiguous float32 ``(channels, n)`` block, in place or into a new array
-  of the same shape, and return it.
+  of the same shape, and return it. The block is a scratch buffer that the engine reuses: a plugin must not
+  keep a reference to it after returning.
 
 Latency model: a plugin with ``latency_samples = L`` returns blocks of the same length as its input, delayed by
 ``L`` samples. ``process(..., reset=True)`` pushes ``L`` samples of silence through and drops the first ``L``
@@ -27,7 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .errors import DuplicatePluginError
-from .layout import as_float32_channels_first, check_buffer_size, check_sample_rate, restore_layout
+from .layout import channels_first_view, check_buffer_size, check_sample_rate, restore_layout
 from .params import Param, ParamSpec
 
 DUPLICATE_ERROR = (
@@ -205,7 +206,7 @@ class Plugin:
         """
         rate = check_sample_rate(sample_rate)
         block_size = check_buffer_size(buffer_size)
-        audio, layout = as_float32_channels_first(input_array, self._layout_hint, layout)
+        audio, layout = channels_first_view(input_array, self._layout_hint, layout)
         tree = self._locked_tree()
         for plugin in tree:
             plugin._lock.acquire()
@@ -224,25 +225,40 @@ class Plugin:
     __call__ = process
 
     def _run(self, audio: np.ndarray, block_size: int, flush: bool) -> np.ndarray:
-        """Push ``audio`` through in blocks; drop withheld (latency) samples; flush with silence if asked."""
+        """Push ``audio`` (a channels-first view, float32 or float64) through in blocks of at most
+        ``block_size``; drop withheld (latency) samples; with ``flush``, pad with silence to push the latency
+        out and return exactly as many samples as came in.
+
+        Each block is staged in a small C-contiguous float32 scratch array (converted from the input on the
+        way), processed there, and copied to the output: one pass over main memory in, one out.
+        """
         channels, frames = audio.shape
-        if flush and self._withheld:
-            audio = np.concatenate([audio, np.zeros((channels, self._withheld), np.float32)], axis=1)
-        total = audio.shape[1]
+        total = frames + (self._withheld if flush else 0)
         if total <= block_size:
-            output = self._step(audio) if total else audio
+            output = np.zeros((channels, total), np.float32)
+            output[:, :frames] = audio
+            if total:
+                result = self._step(output)
+                if result is not output:
+                    output[...] = result
         else:
-            output = np.empty_like(audio)
+            output = np.empty((channels, total), np.float32)
+            scratch = np.empty((channels, block_size), np.float32)
             for start in range(0, total, block_size):
                 stop = min(start + block_size, total)
-                output[:, start:stop] = self._step(np.ascontiguousarray(audio[:, start:stop]))
-        drop = min(self._withheld, output.shape[1])
+                staged = scratch[:, : stop - start]
+                if stop <= frames:
+                    staged[...] = audio[:, start:stop]
+                else:
+                    have = max(0, frames - start)
+                    staged[:, :have] = audio[:, start : start + have]
+                    staged[:, have:] = 0.0
+                output[:, start:stop] = self._step(staged)
+        drop = min(self._withheld, total)
         self._withheld -= drop
-        if drop:
-            output = output[:, drop:]
-        if flush:
-            output = output[:, :frames]
-        return np.ascontiguousarray(output, dtype=np.float32)
+        if drop or (flush and total > frames):
+            output = np.ascontiguousarray(output[:, drop : drop + frames] if flush else output[:, drop:])
+        return output
 
     # ------------------------------------------------------------------ copying and display
     def __getstate__(self) -> dict[str, Any]:

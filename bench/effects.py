@@ -1,0 +1,127 @@
+"""Throughput of every built-in effect, stompbox against pedalboard, on the same input in one run.
+
+Usage: python bench/effects.py [--seconds 60] [--repeat 3] [--only Gain,Delay]
+
+Prints, for each effect, the throughput of each library as a multiple of real time and the ratio
+stompbox / pedalboard (>= 1.0 means stompbox is at least as fast), then a two-thread scaling figure: the
+throughput of two threads, each processing its own copy with its own plugin, over that of one thread.
+The machine is shared and noisy: quote the ratios, not the seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+import stompbox
+
+try:
+    import pedalboard
+except ImportError:  # the comparison column is left empty
+    pedalboard = None
+
+SR = 44100
+
+# name -> constructor keyword arguments (the same for both libraries)
+EFFECTS: dict[str, dict] = {
+    "Gain": {"gain_db": -3.0},
+    "Invert": {},
+    "Clipping": {"threshold_db": -6.0},
+    "Distortion": {"drive_db": 25.0},
+    "Bitcrush": {"bit_depth": 8},
+    "LowpassFilter": {"cutoff_frequency_hz": 1000.0},
+    "HighpassFilter": {"cutoff_frequency_hz": 200.0},
+    "LowShelfFilter": {"cutoff_frequency_hz": 200.0, "gain_db": 6.0},
+    "HighShelfFilter": {"cutoff_frequency_hz": 4000.0, "gain_db": -6.0},
+    "PeakFilter": {"cutoff_frequency_hz": 1000.0, "gain_db": 6.0, "q": 2.0},
+    "LadderFilter": {"cutoff_hz": 800.0, "resonance": 0.5, "drive": 2.0},
+    "Delay": {"delay_seconds": 0.3, "feedback": 0.4, "mix": 0.5},
+    "Compressor": {"threshold_db": -20.0, "ratio": 4.0},
+    "Limiter": {"threshold_db": -10.0},
+    "BrickwallLimiter": {},
+    "NoiseGate": {"threshold_db": -40.0},
+    "Reverb": {"room_size": 0.75},
+    "Chorus": {},
+    "Phaser": {},
+}
+
+
+def signal(seconds: float) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    t = np.arange(int(seconds * SR)) / SR
+    tone = 0.3 * np.sin(2 * np.pi * 220 * t) * (0.5 + 0.5 * np.sin(2 * np.pi * 0.5 * t))
+    return (tone + 0.05 * rng.standard_normal((2, t.size))).astype(np.float32)
+
+
+def best_time(fn: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def two_thread_scaling(make: Callable[[], object], audio: np.ndarray, repeat: int) -> float:
+    plugins = [make(), make()]
+    copies = [audio.copy(), audio.copy()]
+    for p in plugins:
+        p(audio[:, :4096], SR)  # warm up (compile) before timing
+    single = best_time(lambda: plugins[0](copies[0], SR), repeat)
+
+    def both() -> None:
+        threads = [threading.Thread(target=p, args=(c, SR)) for p, c in zip(plugins, copies, strict=True)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    double = best_time(both, repeat)
+    return 2 * single / double
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only", default="")
+    parser.add_argument("--no-threads", action="store_true")
+    args = parser.parse_args()
+    names = [n for n in EFFECTS if not args.only or n in args.only.split(",")]
+    audio = signal(args.seconds)
+    duration = audio.shape[1] / SR
+    print(f"{args.seconds:g} s of stereo float32 at {SR} Hz; best of {args.repeat}; x = multiple of real time")
+    print(f"{'effect':<18}{'stompbox x':>12}{'pedalboard x':>14}{'ratio':>8}{'2 threads':>11}")
+    ratios = []
+    for name in names:
+        try:
+            ours = getattr(stompbox, name)(**EFFECTS[name])
+        except (AttributeError, ImportError):
+            print(f"{name:<18}{'(not built yet)':>12}")
+            continue
+        ours(audio[:, :4096], SR)  # compile / warm caches outside the timing
+        t_ours = best_time(lambda ours=ours: ours(audio, SR), args.repeat)
+        line = f"{name:<18}{duration / t_ours:>12.0f}"
+        if pedalboard is not None and hasattr(pedalboard, name):
+            theirs = getattr(pedalboard, name)(**EFFECTS[name])
+            theirs(audio[:, :4096], SR)
+            t_theirs = best_time(lambda theirs=theirs: theirs(audio, SR), args.repeat)
+            ratio = t_theirs / t_ours
+            ratios.append(ratio)
+            line += f"{duration / t_theirs:>14.0f}{ratio:>8.2f}"
+        else:
+            line += f"{'-':>14}{'-':>8}"
+        if not args.no_threads:
+            scaling = two_thread_scaling(lambda name=name: getattr(stompbox, name)(**EFFECTS[name]), audio, 2)
+            line += f"{scaling:>10.2f}x"
+        print(line, flush=True)
+    if ratios:
+        print(f"geometric mean ratio stompbox/pedalboard: {np.exp(np.mean(np.log(ratios))):.2f}")
+
+
+if __name__ == "__main__":
+    main()
