@@ -82,6 +82,9 @@ class PluginContainer(Plugin):
     def __contains__(self, plugin: object) -> bool:
         return any(p is plugin for p in self._plugins)
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": type(self).__name__, "plugins": [None if p is None else p.to_dict() for p in self._plugins]}
+
     # ------------------------------------------------------------------ engine
     def _structure_changed(self) -> None:
         self._format = None  # children may be new: prepare again on the next call

@@ -21,6 +21,8 @@ fewer samples than they were given (as pedalboard does).
 
 from __future__ import annotations
 
+import enum
+import os
 import threading
 from collections.abc import Iterator
 from typing import Any, ClassVar
@@ -259,6 +261,28 @@ class Plugin:
         if drop or (flush and total > frames):
             output = np.ascontiguousarray(output[:, drop : drop + frames] if flush else output[:, drop:])
         return output
+
+    # ------------------------------------------------------------------ chains as data
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready description: ``{"type": "Gain", "params": {"gain_db": 1.0}}`` (enums by name)."""
+        params = {n: (v.name if isinstance(v, enum.Enum) else v) for n, v in self._values.items()}
+        return {"type": type(self).__name__, "params": params}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | list[Any]) -> Plugin:
+        """Build a plugin (or a board) from :meth:`to_dict`'s output."""
+        from ..chains import from_dict
+
+        plugin = from_dict(data)
+        if not isinstance(plugin, cls):
+            raise TypeError(f"The description is of a {type(plugin).__name__}, not a {cls.__name__}.")
+        return plugin
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Save this plugin (or board) as a chain file: JSON, or YAML for ``.yaml``/``.yml`` paths."""
+        from ..chains import save
+
+        save(self, path)
 
     # ------------------------------------------------------------------ copying and display
     def __getstate__(self) -> dict[str, Any]:
