@@ -335,3 +335,13 @@ def test_explicit_layout_resolves_square_and_short_blocks():
     assert plugin(np.ones((2, 1), np.float32), SR, reset=False).shape == (2, 0)  # stereo, 1 sample withheld
     with pytest.raises(ValueError, match="layout"):
         Gain()(x, SR, layout="rows")
+
+
+def test_a_non_finite_block_does_not_poison_the_stream():
+    plugin = AddLatency(3)
+    x = noise(0.01)
+    bad = x.copy()
+    bad[0, 5] = np.nan
+    plugin(bad, SR, reset=False)  # the NaN is still inside the delay line after this call...
+    after = plugin(x, SR, reset=False)
+    assert np.all(np.isfinite(after))  # ...but the state was cleared because the block's output was not finite

@@ -15,6 +15,7 @@ class PluginContainer(Plugin):
     """A plugin holding an ordered, mutable list of plugins (``None`` entries pass audio through)."""
 
     _abstract = True
+    _stateful = False  # children recover themselves (see Plugin._step)
 
     def __init__(self, plugins: Iterable[Plugin | None] | None = None) -> None:
         super().__init__()

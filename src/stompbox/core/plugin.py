@@ -47,6 +47,8 @@ class Plugin:
 
     _params: ClassVar[dict[str, Param]] = {}
     _abstract: ClassVar[bool] = True
+    #: False for memoryless plugins, which need no recovery from non-finite input
+    _stateful: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -144,11 +146,19 @@ class Plugin:
         self._withheld = self.latency_samples
 
     def _step(self, block: np.ndarray) -> np.ndarray:
-        """Process one block with up-to-date coefficients (what containers call on their children)."""
+        """Process one block with up-to-date coefficients (what containers call on their children).
+
+        The non-finite rule: NaN and infinity pass through (as in pedalboard), but a block whose output is not
+        finite clears the plugin's state right after it, so one bad block cannot poison a stream forever (a
+        recursive filter or a reverb would otherwise output NaN until ``reset()``).
+        """
         if self._dirty:
             self._update()
             self._dirty = False
-        return self._process(block)
+        out = self._process(block)
+        if self._stateful and out.size and not np.isfinite(np.add.reduce(out, axis=None, dtype=np.float64)):
+            self._reset_state()
+        return out
 
     def reset(self) -> None:
         """Clear the plugin's internal state (tails, delay lines, LFO phase); parameters are kept.

@@ -45,6 +45,8 @@ class Gain(Plugin):
         Gain in decibels (any finite value; default 1.0). Output is exactly ``x * 10 ** (gain_db / 20)``.
     """
 
+    _stateful = False
+
     gain_db = Param(1.0, unit="dB", doc="gain applied to the signal")
 
     def __init__(self, gain_db: float = 1.0) -> None:
@@ -60,6 +62,8 @@ class Gain(Plugin):
 
 class Invert(Plugin):
     """Flip the polarity of the signal (multiply every sample by -1)."""
+
+    _stateful = False
 
     def __init__(self) -> None:
         super().__init__()
@@ -77,6 +81,8 @@ class Clipping(Plugin):
     threshold_db : float
         Clipping level in dBFS (default -6.0): samples are limited to ``±10 ** (threshold_db / 20)``.
     """
+
+    _stateful = False
 
     threshold_db = Param(-6.0, unit="dB", doc="level above which samples are clipped")
 
@@ -99,6 +105,8 @@ class Distortion(Plugin):
     drive_db : float
         Gain before the waveshaper in dB (default 25). ``gain_db=`` is accepted as an alias.
     """
+
+    _stateful = False
 
     drive_db = Param(25.0, unit="dB", doc="gain applied before the tanh waveshaper")
 
@@ -137,6 +145,8 @@ class Bitcrush(Plugin):
     bit_depth : float
         Resolution in bits, 0 to 32 (default 8); fractional depths are allowed.
     """
+
+    _stateful = False
 
     bit_depth = Param(
         8.0,
