@@ -1,0 +1,126 @@
+"""Delay: a digital echo with feedback and a linear dry/wet mix."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.jit import kernel
+from ..core.params import Param
+from ..core.plugin import Plugin
+
+MAX_DELAY_SECONDS = 30.0
+
+
+@kernel
+def _delay_kernel(block, buffers, pos, delay, feedback, dry, wet):  # pragma: no cover - compiled
+    """Feedback delay line, in place: ``w[n] = x[n] + feedback * w[n-d]``, ``y[n] = dry*x[n] + wet*w[n-d]``.
+
+    ``buffers`` is ``(channels, size)`` with ``size`` a power of two > ``delay``: the ring of past ``w``
+    values, written at ``pos`` (the returned new position).
+    """
+    channels, n = block.shape
+    mask = buffers.shape[1] - 1
+    for c in range(channels):
+        ring = buffers[c]
+        p = pos
+        for i in range(n):
+            x = block[c, i]
+            delayed = ring[(p - delay) & mask]
+            ring[p] = x + feedback * delayed
+            block[c, i] = dry * x + wet * delayed
+            p = (p + 1) & mask
+    return (pos + n) & mask
+
+
+class Delay(Plugin):
+    """A digital delay with feedback and a dry/wet mix.
+
+    The delay time is rounded down to whole samples (no interpolation). The delay line holds
+    ``w[n] = x[n] + feedback * w[n - d]`` and the output is ``(1 - mix) * x[n] + mix * w[n - d]``, so an impulse
+    gives echoes at ``k * d`` samples with amplitudes ``mix * feedback ** (k - 1)``. A delay that rounds to zero
+    samples passes the input through unchanged.
+
+    Output has the input's length: echoes that fall after the end of the input are not heard (pad the input with
+    silence, or keep calling with ``reset=False``, to hear the tail). This is why a long delay on a short
+    signal can seem to ignore ``feedback``: only the first echo fits.
+
+    Parameters
+    ----------
+    delay_seconds : float
+        Delay time in seconds, 0 to 30 (default 0.5).
+    feedback : float
+        Fraction of the delayed signal fed back into the line, 0 to 1 (default 0).
+    mix : float
+        Wet fraction of the output, 0 (dry) to 1 (only echoes) (default 0.5).
+    """
+
+    delay_seconds = Param(
+        0.5,
+        minimum=0.0,
+        maximum=MAX_DELAY_SECONDS,
+        unit="s",
+        doc="delay time",
+        error="Delay (in seconds) must be between 0.0s and 30s.",
+    )
+    feedback = Param(
+        0.0,
+        minimum=0.0,
+        maximum=1.0,
+        doc="fraction of the echo fed back into the delay line",
+        error="Feedback must be between 0.0 and 1.0.",
+    )
+    mix = Param(
+        0.5, minimum=0.0, maximum=1.0, doc="wet fraction of the output", error="Mix must be between 0.0 and 1.0."
+    )
+
+    def __init__(self, delay_seconds: float = 0.5, feedback: float = 0.0, mix: float = 0.5) -> None:
+        super().__init__(delay_seconds=delay_seconds, feedback=feedback, mix=mix)
+
+    def _prepare(self, sample_rate: float, num_channels: int) -> None:
+        self._sr = sample_rate
+        self._channels = num_channels
+        self._buffers = np.zeros((num_channels, 0), np.float32)
+        self._pos = 0
+
+    def _reset_state(self) -> None:
+        self._buffers[:] = 0.0
+        self._pos = 0
+
+    def _update(self) -> None:
+        # the time is held in single precision and truncated to whole samples, as in pedalboard
+        self._delay = int(float(np.float32(self.delay_seconds)) * self._sr)
+        self._feedback = float(np.float32(self.feedback))
+        mix = np.float32(self.mix)
+        self._wet = float(mix)
+        self._dry = float(np.float32(1.0) - mix)
+        if self._delay >= self._buffers.shape[1]:
+            self._grow(self._delay + 1)
+
+    def _grow(self, needed: int) -> None:
+        """Enlarge the ring to a power of two >= ``needed``, keeping the most recent history in order."""
+        size = 1 << max(needed - 1, 1).bit_length()
+        old = self._buffers
+        new = np.zeros((self._channels, size), np.float32)
+        if old.shape[1]:
+            history = np.roll(old, -self._pos, axis=1)  # oldest first
+            new[:, size - old.shape[1] :] = history
+        self._buffers = new
+        self._pos = 0
+
+    @property
+    def tail_seconds(self) -> float:
+        if self.delay_seconds == 0.0 or self.mix == 0.0:
+            return 0.0
+        if self.feedback >= 1.0:
+            return float("inf")
+        if self.feedback <= 0.0:
+            return float(self.delay_seconds)
+        # echoes until they fall 60 dB below the first one
+        repeats = 1 + int(np.ceil(-3.0 / np.log10(self.feedback)))
+        return float(self.delay_seconds) * repeats
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        if self._delay == 0:
+            return block
+        self._pos = _delay_kernel(block, self._buffers, self._pos, self._delay, self._feedback, self._dry, self._wet)
+        return block
