@@ -32,6 +32,9 @@ EXPORTS: dict[str, str] = {
     "Chorus": "modulation",
     "Phaser": "modulation",
     "Convolution": "convolution",
+    "Resample": "resample",
+    "MP3Compressor": "codecs",
+    "GSMFullRateCompressor": "codecs",
 }
 
 __all__ = sorted(EXPORTS)
