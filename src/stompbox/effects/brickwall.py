@@ -1,0 +1,229 @@
+"""BrickwallLimiter: a lookahead peak limiter with a fixed ceiling and no makeup gain."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from ..core.jit import kernel
+from ..core.params import Param
+from ..core.plugin import Plugin
+
+#: extra latency of the true-peak sidechain, in samples at the processing rate (pedalboard reports the same)
+TRUE_PEAK_LATENCY = 60
+#: half-band stages of the 4x oversampled sidechain: (n, Kaiser beta); a stage has 4n+3 taps (order 4n+2).
+#: Their delay (29.5 + 6.25 = 35.75 samples) puts detected peaks where pedalboard's sidechain puts them.
+_STAGES = ((29, 9.0), (12, 10.1))
+
+
+@cache
+def _halfband_taps(n: int, beta: float) -> np.ndarray:
+    """The non-zero off-centre taps of a Kaiser-windowed half-band lowpass of order ``4n+2``.
+
+    A half-band filter has 0.5 at its centre and zeros at every even distance from it; the remaining ``2n+2``
+    taps (at odd distances) are returned, scaled so that they sum to exactly 0.5 (unity gain at DC for both
+    polyphase branches of a 2x interpolator).
+    """
+    order = 4 * n + 2
+    k = np.arange(order + 1) - order / 2
+    h = 0.5 * np.sinc(k / 2) * np.kaiser(order + 1, beta)
+    odd = h[::2]  # indices 0, 2, ..., order: odd distances from the (odd) centre index 2n+1
+    return np.ascontiguousarray(odd * (0.5 / odd.sum()))
+
+
+@kernel
+def _upsample2(x, history, taps, centre):  # pragma: no cover - compiled
+    """2x interpolation of each row of ``x`` with a half-band filter, continuing from ``history``.
+
+    ``history`` holds the last ``len(taps) - 1`` inputs of each channel (oldest first) and is updated. Output
+    sample ``2m`` is ``2 * sum_j taps[j] * x[m - j]`` (the filtered branch) and ``2m + 1`` is ``x[m - centre]``.
+    """
+    channels, n = x.shape
+    m_taps = taps.shape[0]
+    keep = m_taps - 1
+    out = np.empty((channels, 2 * n), np.float64)
+    ext = np.empty(keep + n, np.float64)
+    for c in range(channels):
+        for j in range(keep):
+            ext[j] = history[c, j]
+        for i in range(n):
+            ext[keep + i] = x[c, i]
+        for i in range(n):
+            base = keep + i
+            acc = 0.0
+            for j in range(m_taps):
+                acc += taps[j] * ext[base - j]
+            out[c, 2 * i] = 2.0 * acc
+            out[c, 2 * i + 1] = ext[base - centre]
+        for j in range(keep):
+            history[c, j] = ext[n + j]
+    return out
+
+
+@kernel
+def _limit(block, ring, pos, peaks, use_peaks, state, ceiling, release):  # pragma: no cover - compiled
+    """Stereo-linked lookahead limiting, in place; returns the new ring position.
+
+    The input goes through a delay line of ``ring.shape[1]`` samples (the lookahead). Each sample's peak (the
+    largest ``|x|`` over channels, or ``peaks[i]`` from the true-peak sidechain when ``use_peaks``) sets a
+    target gain ``ceiling / peak``; the gain drops to it at once, is held for the lookahead length after the
+    last sample over the ceiling, then recovers exponentially (``release``); the delayed sample times the gain,
+    clipped to the ceiling, is the output. ``state`` = (gain, hold counter).
+    """
+    channels, n = block.shape
+    size = ring.shape[1]
+    gain = state[0]
+    hold = int(state[1])
+    for i in range(n):
+        if use_peaks:
+            peak = peaks[i]
+        else:
+            peak = 0.0
+            for c in range(channels):
+                a = abs(block[c, i])
+                if a > peak:
+                    peak = a
+        target = ceiling / max(peak, 1e-30) if peak > ceiling else 1.0
+        if target < gain:
+            gain = target
+            hold = size
+        elif target < 1.0:
+            hold = size
+        elif hold > 0:
+            hold -= 1
+        else:
+            gain += (1.0 - release) * (1.0 - gain)
+        for c in range(channels):
+            delayed = ring[c, pos]
+            ring[c, pos] = block[c, i]
+            v = delayed * gain
+            block[c, i] = ceiling if v > ceiling else (-ceiling if v < -ceiling else v)
+        pos += 1
+        if pos == size:
+            pos = 0
+    state[0] = gain
+    state[1] = hold
+    return pos
+
+
+@kernel
+def _group_peaks(up, peaks):  # pragma: no cover - compiled
+    """``peaks[i]`` = the largest ``|up[c, 4i + k]|`` over channels ``c`` and ``k`` in 0..3."""
+    channels = up.shape[0]
+    for i in range(peaks.shape[0]):
+        p = 0.0
+        for c in range(channels):
+            for k in range(4 * i, 4 * i + 4):
+                a = abs(up[c, k])
+                if a > p:
+                    p = a
+        peaks[i] = p
+
+
+class BrickwallLimiter(Plugin):
+    """A lookahead brick-wall peak limiter: the output never exceeds ``ceiling_db``, and there is no makeup gain.
+
+    The signal is delayed by the lookahead while a sidechain measures its peak (the largest magnitude over all
+    channels, so the gain is linked across channels). When a peak would exceed the ceiling the gain drops at
+    once to ``ceiling / peak``, early enough to meet the delayed peak; it is held for the lookahead length, then
+    recovers with the release time constant. A final clip at the ceiling guarantees the sample-peak limit.
+
+    With ``true_peak=True`` the sidechain measures a 4x oversampled copy of the signal (two cascaded half-band
+    interpolators), so peaks between samples are caught too; this adds 60 samples of latency.
+
+    The delay is reported as :attr:`latency_samples` (``int(sample_rate * lookahead_ms / 1000)``, at least 1,
+    plus 60 with ``true_peak``): ``process()`` with ``reset=True`` compensates it, so output lines up with input;
+    with ``reset=False`` the first call of a stream returns that many fewer samples.
+
+    Parameters
+    ----------
+    ceiling_db : float
+        Output ceiling in dBFS (default -1.0; any finite value).
+    release_ms : float
+        Release time constant in milliseconds, > 0 (default 100).
+    lookahead_ms : float
+        Lookahead (and hold) time in milliseconds, in (0, 100] (default 5.0). Changing it while streaming
+        clears the delay line.
+    true_peak : bool
+        Detect inter-sample peaks with a 4x oversampled sidechain (default False).
+    """
+
+    ceiling_db = Param(-1.0, unit="dB", doc="output ceiling", error="ceiling_db must be a finite number")
+    release_ms = Param(
+        100.0, minimum=0.0, min_exclusive=True, unit="ms", doc="release time constant", error="release_ms must be > 0"
+    )
+    lookahead_ms = Param(
+        5.0,
+        minimum=0.0,
+        maximum=100.0,
+        min_exclusive=True,
+        unit="ms",
+        doc="lookahead and hold time",
+        error="lookahead_ms must be in (0, 100]",
+    )
+    true_peak = Param(False, kind=bool, doc="detect inter-sample peaks with a 4x oversampled sidechain")
+
+    def __init__(
+        self, ceiling_db: float = -1.0, release_ms: float = 100.0, lookahead_ms: float = 5.0, true_peak: bool = False
+    ) -> None:
+        self._sr = 0.0
+        self._latency = 0
+        self._layout_key: tuple[int, bool] | None = None
+        super().__init__(ceiling_db=ceiling_db, release_ms=release_ms, lookahead_ms=lookahead_ms, true_peak=true_peak)
+
+    @property
+    def latency_samples(self) -> int:
+        """Lookahead delay in samples at the current sample rate (0 before the first ``process``)."""
+        return self._latency
+
+    def _prepare(self, sample_rate: float, num_channels: int) -> None:
+        self._sr = sample_rate
+        self._channels = num_channels
+        self._layout_key = None
+        self._state = np.zeros(2, np.float64)
+
+    def _update(self) -> None:
+        sr = self._sr
+        self._ceiling = float(np.float32(10.0) ** (np.float32(self.ceiling_db) / np.float32(20.0)))
+        release_samples = max(1, int(sr * float(np.float32(self.release_ms)) / 1000.0))
+        self._release = float(np.exp(np.float32(-1.0) / np.float32(release_samples)))
+        lookahead = max(1, int(sr * float(np.float32(self.lookahead_ms)) / 1000.0))
+        true_peak = bool(self.true_peak)
+        key = (lookahead, true_peak)
+        if key != self._layout_key:  # the delay line (and sidechain) must be rebuilt: state starts afresh
+            self._layout_key = key
+            self._latency = lookahead + (TRUE_PEAK_LATENCY if true_peak else 0)
+            self._ring = np.zeros((self._channels, self._latency), np.float32)
+            self._taps = [_halfband_taps(n, beta) for n, beta in _STAGES] if true_peak else []
+            self._histories = [np.zeros((self._channels, len(t) - 1), np.float64) for t in self._taps]
+            self._reset_state()
+
+    def _reset_state(self) -> None:
+        self._ring[:] = 0.0
+        self._pos = 0
+        self._state[:] = (1.0, 0.0)
+        for history in self._histories:
+            history[:] = 0.0
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        if self._histories:
+            signal = block
+            for taps, history, (n, _) in zip(self._taps, self._histories, _STAGES, strict=True):
+                signal = _upsample2(signal, history, taps, n)
+            peaks = np.empty(block.shape[1], np.float64)
+            _group_peaks(signal, peaks)
+            self._pos = _limit(block, self._ring, self._pos, peaks, True, self._state, self._ceiling, self._release)
+        else:
+            peaks = _NO_PEAKS
+            self._pos = _limit(block, self._ring, self._pos, peaks, False, self._state, self._ceiling, self._release)
+        return block
+
+    def _repr_params(self) -> str:
+        return (
+            f" ceiling_db={self.ceiling_db:g} release_ms={self.release_ms:g} lookahead_ms={self.lookahead_ms:g}"
+            f" true_peak={bool(self.true_peak)}"
+        )
+
+
+_NO_PEAKS = np.zeros(0, np.float64)
