@@ -1,0 +1,69 @@
+"""Entry point of the ``stompbox`` command: ``stompbox <command> [options]``.
+
+Exit status: 0 on success, 2 for a usage error, 1 for any other error (one line on stderr, no traceback;
+``--debug`` shows the traceback instead).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from .common import CLIError
+
+__all__ = ["main", "build_parser"]
+
+# subcommand modules, in --help order; each has register(subparsers) setting `func` on its parser
+COMMANDS = ["info", "convert"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered."""
+    from .. import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="stompbox",
+        description="Streaming audio I/O and effects (pedalboard-compatible).",
+    )
+    parser.add_argument("--version", action="version", version=f"stompbox {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show full tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMANDS:
+        importlib.import_module(f".{name}", __package__).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``) and return the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # argparse: usage errors exit 2, --help/--version exit 0
+        return int(exit_.code or 0)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("stompbox: interrupted", file=sys.stderr)
+        return 130
+    except CLIError as error:
+        if args.debug:
+            raise
+        print(f"stompbox: error: {error}", file=sys.stderr)
+        return error.status
+    except Exception as error:  # one line, not a traceback, for anything a bad file can raise
+        if args.debug:
+            raise
+        print(f"stompbox: error: {_one_line(error)}", file=sys.stderr)
+        return 1
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+if __name__ == "__main__":  # python -m stompbox.cli.main
+    sys.exit(main())
