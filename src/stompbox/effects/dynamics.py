@@ -5,7 +5,8 @@ All three are built from the same two pieces, which live here as Numba kernels:
 - a *ballistics filter*: a one-pole envelope follower with separate attack and release coefficients,
   ``y[n] = v + c * (y[n-1] - v)`` where ``c`` is the attack coefficient while the detector value ``v`` rises
   above the envelope and the release coefficient otherwise; ``c = exp(-2*pi*1000 / (ms * sample_rate))`` (0 for
-  times under 1 microsecond). A "peak" follower uses ``v = |x|``; an "RMS" follower smooths ``x**2`` and
+  times under 1 microsecond), so the envelope covers 63% (1 - 1/e) of a step in ``ms / (2*pi)``
+  milliseconds. A "peak" follower uses ``v = |x|``; an "RMS" follower smooths ``x**2`` and
   returns the square root.
 - a *static gain computer* with a hard knee: a compressor applies ``(env / threshold) ** (1/ratio - 1)`` when the
   envelope is at or above the threshold; an expander (the gate) applies ``(env / threshold) ** (ratio - 1)`` when
@@ -170,10 +171,10 @@ class _Dynamics(Plugin):
 class Compressor(_Dynamics):
     """A downward compressor with a hard knee and no makeup gain (the JUCE ``dsp::Compressor`` design).
 
-    The detector is a peak follower of ``|x|`` per channel (attack and release are one-pole time
-    constants: the envelope covers 63% of a step in the given time). Above the threshold the gain is
-    ``(envelope / threshold) ** (1 / ratio - 1)``, so a steady level ``L`` dB above the threshold comes out
-    ``L / ratio`` dB above it. The defaults (``ratio=1``) leave the signal unchanged.
+    The detector is a peak follower of ``|x|`` per channel (one-pole attack and release: as in JUCE, the
+    envelope covers 63% of a step in ``attack_ms / (2*pi)`` or ``release_ms / (2*pi)`` milliseconds). Above
+    the threshold the gain is ``(envelope / threshold) ** (1 / ratio - 1)``, so a steady level ``L`` dB above
+    the threshold comes out ``L / ratio`` dB above it. The defaults (``ratio=1``) leave the signal unchanged.
 
     Parameters
     ----------
