@@ -124,6 +124,6 @@ def run(args: argparse.Namespace) -> int:
             failed += 1
     if args.json:
         print(json.dumps(entries, indent=2))
-    else:
+    elif entries:
         print("\n".join(_text(e) for e in entries))
     return 1 if failed else 0
