@@ -1,0 +1,300 @@
+"""Chorus and Phaser: LFO-modulated delay line and all-pass chain, with JUCE's parameter smoothing.
+
+Both follow the published structure of JUCE's ``dsp::Chorus`` and ``dsp::Phaser`` (the engines behind
+pedalboard's effects of the same names), computed in single precision like the reference so the outputs agree
+to within rounding. Also home of the linear parameter smoother shared by the time-based effects.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core.jit import kernel
+from ..core.params import Param
+from ..core.plugin import Plugin
+
+F32 = np.float32
+TWO_PI_F32 = F32(2.0 * math.pi)
+PI_F32 = F32(math.pi)
+
+# ---------------------------------------------------------------------------------------------- smoothing
+# A smoother is one row of a float32 (k, 4) array: current value, target, step, steps left. It ramps linearly
+# to a new target over a fixed number of samples, in single precision, as JUCE's linear SmoothedValue does.
+CUR, TGT, STEP, LEFT = 0, 1, 2, 3
+
+
+@kernel
+def _next_value(sm, k):  # pragma: no cover - compiled
+    """Advance smoother ``k`` by one sample and return its value."""
+    if sm[k, LEFT] <= 0.0:
+        return sm[k, TGT]
+    sm[k, LEFT] -= 1.0
+    if sm[k, LEFT] > 0.0:
+        sm[k, CUR] += sm[k, STEP]
+    else:
+        sm[k, CUR] = sm[k, TGT]
+    return sm[k, CUR]
+
+
+class Smoothers:
+    """A bank of linear parameter smoothers (float32), each with its own ramp length in samples."""
+
+    def __init__(self, ramp_samples: list[int]) -> None:
+        self.state = np.zeros((len(ramp_samples), 4), np.float32)
+        self.ramps = list(ramp_samples)
+
+    def set_target(self, k: int, value: float) -> None:
+        """Start a ramp from the current value to ``value`` (or jump when the ramp length is 0)."""
+        sm = self.state
+        value = F32(value)
+        if value == sm[k, TGT]:
+            return
+        steps = self.ramps[k]
+        sm[k, TGT] = value
+        if steps <= 0:
+            sm[k, CUR] = value
+            sm[k, LEFT] = 0.0
+            return
+        sm[k, LEFT] = steps
+        sm[k, STEP] = (value - sm[k, CUR]) / F32(steps)
+
+    def snap(self) -> None:
+        """Jump every smoother to its target (after a reset)."""
+        self.state[:, CUR] = self.state[:, TGT]
+        self.state[:, LEFT] = 0.0
+
+    def value(self, k: int) -> float:
+        return float(self.state[k, CUR] if self.state[k, LEFT] > 0 else self.state[k, TGT])
+
+
+def _ramp(sample_rate: float, seconds: float) -> int:
+    return max(0, int(math.floor(seconds * sample_rate)))
+
+
+# ---------------------------------------------------------------------------------------------- chorus
+# smoother rows shared by both effects: LFO frequency, LFO amplitude, dry gain, wet gain, feedback per channel
+_FREQ, _DEPTH, _DRY, _WET, _FB = 0, 1, 2, 3, 4
+
+
+@kernel
+def _lfo(out, n, sm, osc, base_inc):  # pragma: no cover - compiled
+    """Fill ``out[:n]`` with JUCE's sine oscillator, ``sin(phase - pi)`` (single precision), times the smoothed
+    amplitude; ``osc[0]`` is the phase, advanced by ``base_inc * frequency`` per sample and wrapped at 2 pi."""
+    pi = np.float32(np.pi)
+    two_pi = np.float32(2.0 * np.pi)
+    ph = osc[0]
+    for i in range(n):
+        inc = base_inc * _next_value(sm, _FREQ)
+        out[i] = np.sin(ph - pi)
+        nxt = ph + inc
+        while nxt >= two_pi:
+            nxt -= two_pi
+        ph = nxt
+    osc[0] = ph
+    if sm[_DEPTH, LEFT] <= 0.0:
+        amp = sm[_DEPTH, TGT]
+        for i in range(n):
+            out[i] *= amp
+    else:
+        for i in range(n):
+            out[i] *= _next_value(sm, _DEPTH)
+
+
+@kernel
+def _mix(block, wet, sm):  # pragma: no cover - compiled
+    """``block = wet_gain * wet + dry_gain * block`` with per-sample smoothed gains (a linear dry/wet mixer)."""
+    channels, n = block.shape
+    if sm[_DRY, LEFT] <= 0.0 and sm[_WET, LEFT] <= 0.0:
+        g_dry = sm[_DRY, TGT]
+        g_wet = sm[_WET, TGT]
+        for c in range(channels):
+            for i in range(n):
+                block[c, i] = wet[c, i] * g_wet + block[c, i] * g_dry
+        return
+    for i in range(n):
+        g_dry = _next_value(sm, _DRY)
+        g_wet = _next_value(sm, _WET)
+        for c in range(channels):
+            block[c, i] = wet[c, i] * g_wet + block[c, i] * g_dry
+
+
+@kernel
+def _chorus_kernel(block, ring, pos, last, sm, osc, delays, wet, base_inc, centre_ms, sample_rate, max_delay):
+    """Chorus on a ``(channels, n)`` float32 block, in place; returns the new ring position.
+
+    ``ring`` is ``(channels, size)``, size a power of two > ``max_delay + 1``, holding past delay-line inputs.
+    The delay in ms is ``max(1, 20 * lfo + centre)`` (``lfo`` swings by +-depth/2), read with linear
+    interpolation; the delay-line input is the dry sample minus the fed-back previous output.
+    """
+    channels, n = block.shape
+    mask = ring.shape[1] - 1
+    f20 = np.float32(20.0)
+    one = np.float32(1.0)
+    zero = np.float32(0.0)
+    _lfo(delays, n, sm, osc, base_inc)
+    for i in range(n):
+        lfo = f20 * delays[i] + centre_ms
+        if lfo < one:
+            lfo = one
+        d = np.float32(np.float64(lfo) * sample_rate / 1000.0)
+        if d > max_delay:
+            d = max_delay
+        elif d < zero:
+            d = zero
+        delays[i] = d
+    for c in range(channels):
+        ring_c = ring[c]
+        p = pos
+        fb_state = last[c]
+        for i in range(n):
+            ring_c[p] = block[c, i] - fb_state
+            d = delays[i]
+            di = np.int64(np.floor(d))
+            frac = d - np.float32(di)
+            v1 = ring_c[(p - di) & mask]
+            v2 = ring_c[(p - di - 1) & mask]
+            out = v1 + frac * (v2 - v1)
+            wet[c, i] = out
+            fb_state = out * _next_value(sm, _FB + c)
+            p = (p + 1) & mask
+        last[c] = fb_state
+    _mix(block, wet, sm)
+    return (pos + n) & mask
+
+
+class _Modulation(Plugin):
+    """Shared plumbing of Chorus and Phaser: smoothers, LFO phase, feedback memory and scratch rows."""
+
+    _abstract = True
+    #: seconds of JUCE's parameter ramps
+    _RAMP = 0.05
+    #: the LFO runs at sample_rate / _LFO_DECIMATION
+    _LFO_DECIMATION = 1
+
+    def _prepare(self, sample_rate: float, num_channels: int) -> None:
+        self._sr = sample_rate
+        self._channels = num_channels
+        lfo_rate = sample_rate / self._LFO_DECIMATION
+        ramp, lfo_ramp = _ramp(sample_rate, self._RAMP), _ramp(lfo_rate, self._RAMP)
+        self._sm = Smoothers([lfo_ramp, lfo_ramp, ramp, ramp] + [ramp] * num_channels)
+        self._base_inc = F32(TWO_PI_F32 / F32(lfo_rate))
+        self._osc = np.zeros(1, np.float32)
+        self._last = np.zeros(num_channels, np.float32)
+        self._scratch = np.zeros(0, np.float32)
+        self._wet = np.zeros((num_channels, 0), np.float32)
+
+    def _set_targets(self, rate: float, amplitude: float, mix: float, feedback: float) -> None:
+        sm = self._sm
+        mix32 = F32(min(max(mix, 0.0), 1.0))
+        sm.set_target(_FREQ, rate)
+        sm.set_target(_DEPTH, F32(amplitude))
+        sm.set_target(_DRY, F32(1.0) - mix32)
+        sm.set_target(_WET, mix32)
+        for c in range(self._channels):
+            sm.set_target(_FB + c, feedback)
+
+    def _reset_state(self) -> None:
+        self._sm.snap()
+        self._osc[:] = 0.0
+        self._last[:] = 0.0
+
+    def _buffers(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        if self._scratch.shape[0] < n:
+            self._scratch = np.zeros(n, np.float32)
+            self._wet = np.zeros((self._channels, n), np.float32)
+        return self._scratch, self._wet
+
+
+class Chorus(_Modulation):
+    """A chorus: the signal mixed with a copy whose delay is swept by a sine LFO.
+
+    The delay (in ms) is ``centre_delay_ms + 10 * depth * sin(2 pi rate_hz t)``, never below 1 ms, read with
+    linear interpolation; the delayed signal minus ``feedback`` times the previous output feeds the delay line.
+    With a short centre delay and high feedback it becomes a flanger; with ``mix=1`` a vibrato. Changes of rate,
+    depth, feedback and mix made while streaming ramp over 50 ms. Sample-for-sample compatible with
+    pedalboard's ``Chorus`` (JUCE's ``dsp::Chorus``).
+
+    Parameters
+    ----------
+    rate_hz : float
+        LFO rate in Hz, 0 to 100 (default 1.0).
+    depth : float
+        LFO depth, 0 to 1 (default 0.25); 1 sweeps the delay by +-10 ms.
+    centre_delay_ms : float
+        Delay at the centre of the sweep in ms, 0 to 100 (default 7.0); values below 1 act as 1.
+    feedback : float
+        Fraction of the output fed back (negated) into the delay line, -1 to 1 (default 0.0).
+    mix : float
+        Wet fraction of the output, 0 (dry, an exact pass-through) to 1 (default 0.5).
+    """
+
+    rate_hz = Param(
+        1.0, minimum=0.0, maximum=100.0, unit="Hz", doc="LFO rate", error="Rate must be between 0 Hz and 100 Hz."
+    )
+    depth = Param(0.25, minimum=0.0, maximum=1.0, doc="LFO depth (1 sweeps the delay by +-10 ms)")
+    centre_delay_ms = Param(7.0, minimum=0.0, maximum=100.0, unit="ms", doc="delay at the centre of the sweep")
+    feedback = Param(0.0, minimum=-1.0, maximum=1.0, doc="fraction of the output fed back into the delay line")
+    mix = Param(
+        0.5, minimum=0.0, maximum=1.0, doc="wet fraction of the output", error="Mix must be between 0.0 and 1.0."
+    )
+
+    _MAX_CENTRE_MS = 100.0
+
+    def __init__(
+        self,
+        rate_hz: float = 1.0,
+        depth: float = 0.25,
+        centre_delay_ms: float = 7.0,
+        feedback: float = 0.0,
+        mix: float = 0.5,
+    ) -> None:
+        super().__init__(rate_hz=rate_hz, depth=depth, centre_delay_ms=centre_delay_ms, feedback=feedback, mix=mix)
+
+    def _prepare(self, sample_rate: float, num_channels: int) -> None:
+        super()._prepare(sample_rate, num_channels)
+        # room for the longest delay: 10 ms of sweep at depth 1 plus the longest centre delay
+        longest = int(math.ceil((20.0 * 1.0 * 0.5 + self._MAX_CENTRE_MS) * sample_rate / 1000.0))
+        self._max_delay = F32(longest)
+        size = 1 << (longest + 2).bit_length()
+        self._ring = np.zeros((num_channels, size), np.float32)
+        self._pos = 0
+
+    def _reset_state(self) -> None:
+        super()._reset_state()
+        self._ring[:] = 0.0
+        self._pos = 0
+
+    def _update(self) -> None:
+        self._centre = F32(min(max(self.centre_delay_ms, 1.0), self._MAX_CENTRE_MS))
+        self._set_targets(self.rate_hz, F32(self.depth) * F32(0.5), self.mix, self.feedback)
+
+    @property
+    def tail_seconds(self) -> float:
+        if self.mix == 0.0:
+            return 0.0
+        delay = (self.centre_delay_ms + 10.0 * self.depth) / 1000.0
+        fb = abs(self.feedback)
+        if fb >= 1.0:
+            return float("inf")
+        repeats = 1 if fb == 0.0 else 1 + int(math.ceil(-3.0 / math.log10(fb)))
+        return delay * repeats
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        delays, wet = self._buffers(block.shape[1])
+        self._pos = _chorus_kernel(
+            block,
+            self._ring,
+            self._pos,
+            self._last,
+            self._sm.state,
+            self._osc,
+            delays,
+            wet,
+            self._base_inc,
+            self._centre,
+            float(self._sr),
+            self._max_delay,
+        )
+        return block
