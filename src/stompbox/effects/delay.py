@@ -35,7 +35,8 @@ def _delay_kernel(block, buffers, pos, delay, feedback, dry, wet):  # pragma: no
 class Delay(Plugin):
     """A digital delay with feedback and a dry/wet mix.
 
-    The delay time is rounded down to whole samples (no interpolation). The delay line holds
+    The delay time is truncated to whole samples (no interpolation), from its float32 value as in pedalboard
+    (0.01 s at 44.1 kHz is 440 samples). The delay line holds
     ``w[n] = x[n] + feedback * w[n - d]`` and the output is ``(1 - mix) * x[n] + mix * w[n - d]``, so an impulse
     gives echoes at ``k * d`` samples with amplitudes ``mix * feedback ** (k - 1)``. A delay that rounds to zero
     samples passes the input through unchanged.
