@@ -298,3 +298,174 @@ class Chorus(_Modulation):
             self._max_delay,
         )
         return block
+
+
+# ---------------------------------------------------------------------------------------------- phaser
+_PHASER_STAGES = 6
+_UPDATE_EVERY = 4  # the LFO and the all-pass coefficients are updated every 4 samples
+
+
+@kernel
+def _phaser_kernel(
+    block, s1, last, sm, osc, gstate, counter0, lfo, gains, wet, base_inc, norm_centre, log_min, log_range, sample_rate
+):  # pragma: no cover - compiled
+    """Phaser on a ``(channels, n)`` float32 block, in place.
+
+    Every 4th sample (counted across blocks from ``counter0``) the LFO gives a new normalised position
+    ``clip(lfo + norm_centre, 0, 1)``, mapped log-linearly to a cutoff between 20 Hz and the top frequency; the
+    six first-order TPT all-pass stages (states ``s1[c, stage]``) share that cutoff's gain ``G`` until the next
+    update. ``gstate[0]`` holds the ``G`` in force at the start of the block. The stage input is the dry sample
+    minus the fed-back previous output.
+    """
+    channels, n = block.shape
+    n_down = 0
+    counter = counter0
+    for i in range(n):
+        if counter == 0:
+            n_down += 1
+        counter += 1
+        if counter == 4:
+            counter = 0
+    if n_down > 0:
+        _lfo(lfo, n_down, sm, osc, base_inc)
+    zero = np.float32(0.0)
+    one = np.float32(1.0)
+    ten = np.float32(10.0)
+    two = np.float32(2.0)
+    for k in range(n_down):
+        pos = lfo[k] + norm_centre
+        if pos < zero:
+            pos = zero
+        elif pos > one:
+            pos = one
+        freq = ten ** (pos * log_range + log_min)
+        g = np.float32(np.tan(np.pi * np.float64(freq) / sample_rate))
+        gains[k] = g / (one + g)
+    g_start = gstate[0]
+    g_now = g_start
+    for c in range(channels):
+        counter = counter0
+        k = 0
+        g_now = g_start
+        fb_state = last[c]
+        st = s1[c]
+        for i in range(n):
+            x = block[c, i]
+            out = x - fb_state
+            if counter == 0:
+                g_now = gains[k]
+                k += 1
+            for stage in range(6):
+                s = st[stage]
+                v = g_now * (out - s)
+                y = v + s
+                st[stage] = y + v
+                out = two * y - out
+            wet[c, i] = out
+            fb_state = out * _next_value(sm, _FB + c)
+            counter += 1
+            if counter == 4:
+                counter = 0
+        last[c] = fb_state
+    gstate[0] = g_now
+    _mix(block, wet, sm)
+
+
+class Phaser(_Modulation):
+    """A six-stage phaser: first-order all-pass filters whose common cutoff is swept by a sine LFO.
+
+    The cutoff moves on a logarithmic scale from 20 Hz to ``min(20 kHz, 0.49 * sample_rate)``: its position is
+    ``log(centre_frequency_hz / 20) / log(20000 / 20) + depth / 2 * sin(2 pi rate_hz t)``, clipped to [0, 1]. The
+    LFO and the filter coefficients are updated every 4 samples. The all-pass chain's output, times
+    ``feedback``, is subtracted from its next input; the result is mixed with the dry signal, which puts moving
+    notches in the spectrum. Changes made while streaming ramp over 50 ms. Sample-for-sample compatible with
+    pedalboard's ``Phaser`` (JUCE's ``dsp::Phaser``).
+
+    Parameters
+    ----------
+    rate_hz : float
+        LFO rate in Hz, 0 to 100 (default 1.0).
+    depth : float
+        LFO depth, 0 to 1 (default 0.5): the sweep covers ``depth`` of the 20 Hz-20 kHz log range.
+    centre_frequency_hz : float
+        Centre of the sweep in Hz, > 0 (default 1300.0); 20 Hz to 20 kHz is the useful range.
+    feedback : float
+        Fraction of the output fed back into the all-pass chain, -1 to 1 (default 0.0).
+    mix : float
+        Wet fraction of the output, 0 (dry) to 1 (default 0.5).
+    """
+
+    _LFO_DECIMATION = _UPDATE_EVERY
+
+    rate_hz = Param(1.0, minimum=0.0, maximum=100.0, unit="Hz", doc="LFO rate")
+    depth = Param(0.5, minimum=0.0, maximum=1.0, doc="LFO depth (fraction of the log frequency range)")
+    centre_frequency_hz = Param(1300.0, minimum=0.0, min_exclusive=True, unit="Hz", doc="centre of the sweep")
+    feedback = Param(0.0, minimum=-1.0, maximum=1.0, doc="fraction of the output fed back into the filters")
+    mix = Param(0.5, minimum=0.0, maximum=1.0, doc="wet fraction of the output")
+
+    def __init__(
+        self,
+        rate_hz: float = 1.0,
+        depth: float = 0.5,
+        centre_frequency_hz: float = 1300.0,
+        feedback: float = 0.0,
+        mix: float = 0.5,
+    ) -> None:
+        super().__init__(
+            rate_hz=rate_hz, depth=depth, centre_frequency_hz=centre_frequency_hz, feedback=feedback, mix=mix
+        )
+
+    def _prepare(self, sample_rate: float, num_channels: int) -> None:
+        super()._prepare(sample_rate, num_channels)
+        self._s1 = np.zeros((num_channels, _PHASER_STAGES), np.float32)
+        self._gstate = np.zeros(1, np.float32)
+        self._counter = 0
+        self._gains = np.zeros(0, np.float32)
+        top = min(20000.0, 0.49 * sample_rate)
+        self._log_min = F32(np.log10(F32(20.0)))
+        self._log_range = F32(np.log10(F32(top))) - self._log_min
+
+    def _reset_state(self) -> None:
+        super()._reset_state()
+        self._s1[:] = 0.0
+        self._counter = 0
+        # before the first update the filters sit at 1 kHz
+        g = F32(math.tan(math.pi * 1000.0 / self._sr))
+        self._gstate[0] = g / (F32(1.0) + g)
+
+    def _update(self) -> None:
+        # the centre is normalised on the 20 Hz - 20 kHz log scale (pedalboard sets it before the sample rate
+        # is known, so this range does not follow the stream's rate)
+        log_min = np.log10(F32(20.0))
+        self._norm_centre = (np.log10(F32(self.centre_frequency_hz)) - log_min) / (np.log10(F32(20000.0)) - log_min)
+        self._set_targets(self.rate_hz, F32(self.depth) * F32(0.5), self.mix, self.feedback)
+
+    @property
+    def tail_seconds(self) -> float:
+        return 0.0 if self.mix == 0.0 else 0.05
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        n = block.shape[1]
+        lfo, wet = self._buffers(n)
+        down = n // _UPDATE_EVERY + 1
+        if self._gains.shape[0] < down:
+            self._gains = np.zeros(down, np.float32)
+        _phaser_kernel(
+            block,
+            self._s1,
+            self._last,
+            self._sm.state,
+            self._osc,
+            self._gstate,
+            self._counter,
+            lfo,
+            self._gains,
+            wet,
+            self._base_inc,
+            F32(self._norm_centre),
+            self._log_min,
+            self._log_range,
+            float(self._sr),
+        )
+        self._counter = (self._counter + n) % _UPDATE_EVERY
+        return block
