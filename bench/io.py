@@ -1,0 +1,252 @@
+"""Audio file I/O throughput, stompbox against pedalboard and soundfile, on the same files in one run.
+
+Usage:
+    python bench/io.py [--seconds 60] [--repeat 3]      # throughput table
+    python bench/io.py --memory [--hours 1]              # peak RSS of a chunked read + re-write job
+
+Throughput: the test files (stereo 44.1 kHz, the synthesised example music looped to --seconds) are written
+once as WAV16, FLAC, MP3 and OGG; then, for each library, best of --repeat: decode whole, decode in 4096-frame
+chunks, encode the same array, 200 random seeks each followed by a 1024-frame read, and a full read through
+``resampled_to(48000)`` (soundfile's column is ``soundfile`` decode + one-shot ``soxr.resample``). Figures are
+multiples of real time (higher is faster); ``sb/pb`` is stompbox over pedalboard (>= 1.0: stompbox faster).
+
+Memory: each job runs in its own subprocess and reports ``ru_maxrss`` after the job minus ``ru_maxrss`` after
+its imports: read a --hours long stereo WAV in 1-second chunks and write each chunk to a new WAV.
+The machine is shared and noisy: quote the ratios, not the seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+
+import numpy as np
+import soundfile as sf
+
+SR = 44100
+FORMATS = {"wav": "PCM_16", "flac": "PCM_16", "mp3": "MPEG_LAYER_III", "ogg": "VORBIS"}
+LIBRARIES = ("stompbox", "pedalboard", "soundfile")
+
+
+def _audiofile(library: str):
+    if library == "stompbox":
+        from stompbox.io import AudioFile
+    else:
+        from pedalboard.io import AudioFile
+    return AudioFile
+
+
+def make_files(folder: str, seconds: float) -> tuple[np.ndarray, dict[str, str]]:
+    from stompbox.examples import example_clip
+
+    clip = example_clip(SR, 8.0)
+    reps = int(np.ceil(seconds / 8.0))
+    audio = np.ascontiguousarray(np.tile(clip, reps)[:, : int(seconds * SR)])
+    paths = {}
+    for ext, subtype in FORMATS.items():
+        path = os.path.join(folder, f"bench.{ext}")
+        with sf.SoundFile(path, "w", SR, 2, subtype=subtype) as f:
+            for i in range(0, audio.shape[1], 65536):  # chunked: large Vorbis writes crash libvorbis
+                f.write(audio[:, i : i + 65536].T)
+        paths[ext] = path
+    return audio, paths
+
+
+def best_time(fn: Callable[[], object], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+# -- jobs: each returns a callable doing the work once ----------------------------------------------------
+def job_decode(library: str, path: str) -> Callable[[], object]:
+    if library == "soundfile":
+        return lambda: sf.read(path, dtype="float32", always_2d=True)
+    AudioFile = _audiofile(library)
+
+    def run() -> None:
+        with AudioFile(path) as f:
+            f.read(f.frames)
+
+    return run
+
+
+def job_chunked(library: str, path: str) -> Callable[[], object]:
+    def run() -> None:
+        if library == "soundfile":
+            with sf.SoundFile(path) as f:
+                while len(f.read(4096, dtype="float32")):
+                    pass
+            return
+        with _audiofile(library)(path) as f:
+            while f.read(4096).shape[1]:
+                pass
+
+    return run
+
+
+def job_encode(library: str, ext: str, audio: np.ndarray, folder: str) -> Callable[[], object]:
+    out = os.path.join(folder, f"{library}-out.{ext}")
+
+    def run() -> None:
+        if library == "soundfile":
+            with sf.SoundFile(out, "w", SR, 2, subtype=FORMATS[ext]) as f:
+                for i in range(0, audio.shape[1], 65536):
+                    f.write(audio[:, i : i + 65536].T)
+            return
+        with _audiofile(library)(out, "w", SR, 2) as f:
+            if library == "pedalboard" and ext == "ogg":
+                for i in range(0, audio.shape[1], 65536):  # its big Vorbis writes hit the libvorbis crash too
+                    f.write(audio[:, i : i + 65536])
+            else:
+                f.write(audio)
+
+    return run
+
+
+def job_seek(library: str, path: str, frames: int) -> Callable[[], object]:
+    positions = np.random.default_rng(1).integers(0, frames - 1024, 200)
+
+    def run() -> None:
+        if library == "soundfile":
+            with sf.SoundFile(path) as f:
+                for p in positions:
+                    f.seek(int(p))
+                    f.read(1024, dtype="float32")
+            return
+        with _audiofile(library)(path) as f:
+            for p in positions:
+                f.seek(int(p))
+                f.read(1024)
+
+    return run
+
+
+def job_resample(library: str, path: str) -> Callable[[], object]:
+    def run() -> None:
+        if library == "soundfile":
+            import soxr
+
+            x, rate = sf.read(path, dtype="float32", always_2d=True)
+            soxr.resample(x, rate, 48000, "HQ")
+            return
+        with _audiofile(library)(path) as f:
+            r = f.resampled_to(48000)
+            while r.read(48000).shape[1]:
+                pass
+
+    return run
+
+
+def available(library: str) -> bool:
+    try:
+        if library != "soundfile":
+            _audiofile(library)
+        return True
+    except ImportError:
+        return False
+
+
+def throughput(seconds: float, repeat: int) -> None:
+    libs = [lib for lib in LIBRARIES if available(lib)]
+    print(f"# {seconds:g} s stereo 44.1 kHz, best of {repeat}; x realtime (higher is faster)")
+    print(f"{'job':<22}" + "".join(f"{lib:>12}" for lib in LIBRARIES) + f"{'sb/pb':>8}")
+    with tempfile.TemporaryDirectory() as folder:
+        audio, paths = make_files(folder, seconds)
+        rows: list[tuple[str, Callable[[str], Callable[[], object]]]] = []
+        for ext, path in paths.items():
+            rows.append((f"decode {ext}", lambda lib, p=path: job_decode(lib, p)))
+        for ext, path in paths.items():
+            rows.append((f"chunked decode {ext}", lambda lib, p=path: job_chunked(lib, p)))
+        for ext in paths:
+            rows.append((f"encode {ext}", lambda lib, e=ext: job_encode(lib, e, audio, folder)))
+        for ext, path in paths.items():
+            rows.append((f"200 seeks {ext}", lambda lib, p=path: job_seek(lib, p, audio.shape[1])))
+        for ext in ("wav", "flac"):
+            rows.append((f"resampled_to 48k {ext}", lambda lib, p=paths[ext]: job_resample(lib, p)))
+        for label, make in rows:
+            speeds: dict[str, float] = {}
+            for lib in libs:
+                try:
+                    speeds[lib] = seconds / best_time(make(lib), repeat)
+                except Exception as error:  # noqa: BLE001 - one library failing a job is a result
+                    print(f"  ({lib} failed {label}: {' '.join(str(error).split())[:80]})", file=sys.stderr)
+            cells = "".join(f"{speeds[lib]:>12.0f}" if lib in speeds else f"{'-':>12}" for lib in LIBRARIES)
+            ratio = (
+                f"{speeds['stompbox'] / speeds['pedalboard']:>8.2f}"
+                if "stompbox" in speeds and "pedalboard" in speeds
+                else f"{'-':>8}"
+            )
+            print(f"{label:<22}{cells}{ratio}", flush=True)
+
+
+_MEMORY_JOB = """
+import json, resource, sys
+library, source, target = sys.argv[1:4]
+if library == "stompbox":
+    from stompbox.io import AudioFile
+else:
+    from pedalboard.io import AudioFile
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+with AudioFile(source) as f, AudioFile(target, "w", f.samplerate, f.num_channels) as o:
+    rate = int(f.samplerate)
+    while True:
+        block = f.read(rate)
+        if block.shape[1] == 0:
+            break
+        o.write(block)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"peak_mb": (peak - base) / 1024.0}))
+"""
+
+
+def memory(hours: float) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        source = os.path.join(folder, "long.wav")
+        rng = np.random.default_rng(0)
+        minute = (rng.standard_normal((SR * 60, 2)) * 3000).astype(np.int16)
+        with sf.SoundFile(source, "w", SR, 2, subtype="PCM_16") as f:
+            for _ in range(int(hours * 60)):
+                f.write(minute)
+        print(f"# read + re-write {hours:g} h stereo 44.1 kHz WAV16 in 1 s chunks; peak RSS above baseline")
+        for lib in ("stompbox", "pedalboard"):
+            if not available(lib):
+                continue
+            target = os.path.join(folder, f"{lib}.wav")
+            start = time.perf_counter()
+            done = subprocess.run(
+                [sys.executable, "-c", _MEMORY_JOB, lib, source, target], capture_output=True, text=True
+            )
+            took = time.perf_counter() - start
+            if done.returncode:
+                print(f"{lib:<12} failed: {done.stderr.strip().splitlines()[-1:]}")
+                continue
+            peak = json.loads(done.stdout.strip().splitlines()[-1])["peak_mb"]
+            print(f"{lib:<12} {peak:8.1f} MB   ({took:.1f} s)")
+            os.remove(target)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--memory", action="store_true", help="measure peak RSS of a long chunked job instead")
+    parser.add_argument("--hours", type=float, default=1.0)
+    args = parser.parse_args()
+    if args.memory:
+        memory(args.hours)
+    else:
+        throughput(args.seconds, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
