@@ -318,14 +318,8 @@ def _phaser_kernel(
     minus the fed-back previous output.
     """
     channels, n = block.shape
-    n_down = 0
-    counter = counter0
-    for i in range(n):
-        if counter == 0:
-            n_down += 1
-        counter += 1
-        if counter == 4:
-            counter = 0
+    first = (4 - counter0) % 4  # index of the first update in this block
+    n_down = (n - first + 3) // 4 if n > first else 0
     if n_down > 0:
         _lfo(lfo, n_down, sm, osc, base_inc)
     zero = np.float32(0.0)
