@@ -1,0 +1,287 @@
+"""IIR filters: first-order low/high-pass and RBJ-cookbook shelf and peak biquads.
+
+Every filter here is one recursion, run by one Numba kernel in transposed direct form II on float64 state:
+
+    y[n] = b0 x[n] + s1
+    s1   = b1 x[n] - a1 y[n] + s2
+    s2   = b2 x[n] - a2 y[n]
+
+(a first-order filter is the same with ``b2 = a2 = 0``). The coefficients are designed in single precision with
+the same formulas, operation order and clamps as pedalboard 0.9.26 (which uses JUCE's
+``IIR::Coefficients<float>``), so the frequency responses are the same to float32 rounding; the recursion itself
+runs in double precision, which only lowers the noise floor.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core.jit import kernel
+from ..core.params import Param
+from ..core.plugin import Plugin
+
+_F = np.float32
+_PI = _F(math.pi)
+
+#: Highest cutoff of the first-order filters, as a fraction of the sample rate (just below Nyquist: the
+#: bilinear-transform prewarping ``tan(pi f / sr)`` is infinite at Nyquist and changes sign above it).
+FIRST_ORDER_MAX_CUTOFF = 0.4999
+
+CUTOFF_ERROR = "Cutoff frequency must be greater than 0Hz."
+Q_ERROR = "Q value must be greater than 0."
+
+
+@kernel
+def _iir_kernel(block, coeffs, state):  # pragma: no cover - compiled
+    """Filter ``block`` ((channels, n) float32) in place with one biquad per channel.
+
+    ``coeffs`` is float64 ``[b0, b1, b2, a1, a2]`` (normalised, ``a0 = 1``); ``state`` is float64
+    ``(channels, 2)``, the two transposed-direct-form-II registers of each channel, updated in place.
+    """
+    b0 = coeffs[0]
+    b1 = coeffs[1]
+    b2 = coeffs[2]
+    a1 = coeffs[3]
+    a2 = coeffs[4]
+    channels, n = block.shape
+    for c in range(channels):
+        row = block[c]
+        s1 = state[c, 0]
+        s2 = state[c, 1]
+        for i in range(n):
+            x = np.float64(row[i])
+            y = b0 * x + s1
+            s1 = b1 * x - a1 * y + s2
+            s2 = b2 * x - a2 * y
+            row[i] = y
+        # keep decaying state out of the subnormal range (slow arithmetic on long silences)
+        if abs(s1) < 1e-30:
+            s1 = 0.0
+        if abs(s2) < 1e-30:
+            s2 = 0.0
+        state[c, 0] = s1
+        state[c, 1] = s2
+
+
+def _normalise(b: list[np.float32], a: list[np.float32]) -> np.ndarray:
+    """``[b0, b1, b2, a1, a2]`` divided by ``a0`` in single precision (as JUCE does), as float64; a first-order
+    design (two ``b`` and two ``a`` values) gets ``b2 = a2 = 0``."""
+    inv = _F(1) / a[0] if a[0] != 0 else _F(0)
+    if len(b) == 2:
+        return np.array([b[0] * inv, b[1] * inv, 0.0, a[1] * inv, 0.0], dtype=np.float64)
+    return np.array([b[0] * inv, b[1] * inv, b[2] * inv, a[1] * inv, a[2] * inv], dtype=np.float64)
+
+
+def _first_order(kind: str, sample_rate: float, cutoff_hz: float) -> np.ndarray:
+    """Bilinear-transform first-order low-pass or high-pass, prewarped so the -3 dB point is at the cutoff."""
+    f = _F(min(cutoff_hz, FIRST_ORDER_MAX_CUTOFF * sample_rate))
+    n = _F(np.tan(_PI * f / _F(sample_rate)))
+    if kind == "low":
+        return _normalise([n, n], [n + _F(1), n - _F(1)])
+    return _normalise([_F(1), _F(-1)], [n + _F(1), n - _F(1)])
+
+
+def _clamped_biquad_cutoff(sample_rate: float, cutoff_hz: float) -> np.float32:
+    """The cutoff a shelf or peak filter is designed at: within [0.01 Hz, sr/2 - 100 Hz] as in pedalboard, at
+    least 2 Hz (JUCE's floor), and always below ``0.4999 * sr`` so very low sample rates stay stable."""
+    sr = _F(sample_rate)
+    hi = sr / _F(2) - _F(100)
+    f = _F(cutoff_hz)
+    if f < _F(0.01):
+        f = _F(0.01)
+    elif f > hi:
+        f = hi
+    f = max(f, _F(2))
+    return _F(min(f, _F(FIRST_ORDER_MAX_CUTOFF) * sr))
+
+
+def _shelf_amplitude(gain_db: float) -> np.float32:
+    """``A = sqrt(10 ** (gain_db / 20))`` in single precision; gains below -300 dB are taken as -300 dB and
+    above +300 dB as +300 dB, so coefficients stay finite."""
+    db = min(max(float(gain_db), -300.0), 300.0)
+    factor = _F(10.0) ** (_F(db) * _F(0.05)) if db > -100.0 else _F(0)
+    return _F(np.sqrt(max(factor, _F(1e-15))))
+
+
+def _biquad(kind: str, sample_rate: float, cutoff_hz: float, q: float, gain_db: float) -> np.ndarray:
+    """RBJ Audio EQ Cookbook shelf and peak designs (the shelf slope set through ``q``), in single precision."""
+    one, two = _F(1), _F(2)
+    big_a = _shelf_amplitude(gain_db)
+    q32 = _F(q)
+    omega = (two * _PI * _clamped_biquad_cutoff(sample_rate, cutoff_hz)) / _F(sample_rate)
+    cos_w = _F(np.cos(omega))
+    sin_w = _F(np.sin(omega))
+    if kind == "peak":
+        alpha = sin_w / (q32 * two)
+        c2 = _F(-2) * cos_w
+        return _normalise(
+            [one + alpha * big_a, c2, one - alpha * big_a], [one + alpha / big_a, c2, one - alpha / big_a]
+        )
+    am1, ap1 = big_a - one, big_a + one
+    beta = sin_w * _F(np.sqrt(big_a)) / q32
+    am1_cos = am1 * cos_w
+    if kind == "lowshelf":
+        b = [big_a * (ap1 - am1_cos + beta), big_a * two * (am1 - ap1 * cos_w), big_a * (ap1 - am1_cos - beta)]
+        a = [ap1 + am1_cos + beta, _F(-2) * (am1 + ap1 * cos_w), ap1 + am1_cos - beta]
+    else:
+        b = [big_a * (ap1 + am1_cos + beta), big_a * _F(-2) * (am1 + ap1 * cos_w), big_a * (ap1 + am1_cos - beta)]
+        a = [ap1 - am1_cos + beta, two * (am1 - ap1 * cos_w), ap1 - am1_cos - beta]
+    return _normalise(b, a)
+
+
+def _decay_seconds(coeffs: np.ndarray, sample_rate: float) -> float:
+    """Time for the impulse response to fall by 60 dB, from the largest pole radius."""
+    radius = float(np.max(np.abs(np.roots([1.0, coeffs[3], coeffs[4]])))) if coeffs[4] else abs(coeffs[3])
+    if not radius or not math.isfinite(radius):
+        return 0.0
+    if radius >= 1.0:
+        return float("inf")
+    return float(-3.0 / math.log10(radius) / sample_rate)
+
+
+class _BiquadPlugin(Plugin):
+    """Shared machinery: float64 state ``(channels, 2)``, coefficients from :meth:`_design`, one kernel."""
+
+    _abstract = True
+
+    def _design(self, sample_rate: float) -> np.ndarray:
+        raise NotImplementedError
+
+    def _prepare(self, sample_rate: float, num_channels: int) -> None:
+        self._state = np.zeros((num_channels, 2), np.float64)
+        self._coeffs = np.array([1.0, 0.0, 0.0, 0.0, 0.0])
+
+    def _reset_state(self) -> None:
+        self._state[:] = 0.0
+
+    def _update(self) -> None:
+        assert self._format is not None
+        self._coeffs = self._design(self._format[0])
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        _iir_kernel(block, self._coeffs, self._state)
+        return block
+
+    @property
+    def tail_seconds(self) -> float:
+        sample_rate = self._format[0] if self._format is not None else 44100.0
+        return _decay_seconds(self._design(sample_rate), sample_rate)
+
+
+class LowpassFilter(_BiquadPlugin):
+    """A first-order low-pass filter: 6 dB/octave above the cutoff, -3.01 dB at the cutoff.
+
+    The bilinear transform of ``H(s) = 1 / (1 + s / wc)`` with prewarping, so the digital magnitude is
+    ``|H(f)| = 1 / sqrt(1 + (tan(pi f / sr) / tan(pi fc / sr)) ** 2)``: exactly -3.01 dB at the cutoff and a
+    zero at Nyquist.
+
+    Parameters
+    ----------
+    cutoff_frequency_hz : float
+        Cutoff frequency in Hz, > 0 (default 50). Cutoffs at or above Nyquist are processed at
+        ``0.4999 * sample_rate`` (where the filter is close to a pass-through); pedalboard gives non-finite
+        output there instead.
+    """
+
+    cutoff_frequency_hz = Param(
+        50.0, minimum=0.0, min_exclusive=True, unit="Hz", doc="-3 dB frequency", error=CUTOFF_ERROR
+    )
+
+    def __init__(self, cutoff_frequency_hz: float = 50) -> None:
+        super().__init__(cutoff_frequency_hz=cutoff_frequency_hz)
+
+    def _design(self, sample_rate: float) -> np.ndarray:
+        return _first_order("low", sample_rate, self.cutoff_frequency_hz)
+
+
+class HighpassFilter(_BiquadPlugin):
+    """A first-order high-pass filter: 6 dB/octave below the cutoff, -3.01 dB at the cutoff.
+
+    The bilinear transform of ``H(s) = (s / wc) / (1 + s / wc)`` with prewarping:
+    ``|H(f)| = 1 / sqrt(1 + (tan(pi fc / sr) / tan(pi f / sr)) ** 2)``, with a zero at DC.
+
+    Parameters
+    ----------
+    cutoff_frequency_hz : float
+        Cutoff frequency in Hz, > 0 (default 50). Cutoffs at or above Nyquist are processed at
+        ``0.4999 * sample_rate`` (where the filter removes nearly everything); pedalboard gives non-finite
+        output there instead.
+    """
+
+    cutoff_frequency_hz = Param(
+        50.0, minimum=0.0, min_exclusive=True, unit="Hz", doc="-3 dB frequency", error=CUTOFF_ERROR
+    )
+
+    def __init__(self, cutoff_frequency_hz: float = 50) -> None:
+        super().__init__(cutoff_frequency_hz=cutoff_frequency_hz)
+
+    def _design(self, sample_rate: float) -> np.ndarray:
+        return _first_order("high", sample_rate, self.cutoff_frequency_hz)
+
+
+class IIRFilter(_BiquadPlugin):
+    """An abstract base of the second-order (biquad) equaliser filters: :class:`HighShelfFilter`,
+    :class:`LowShelfFilter` and :class:`PeakFilter`. Do not instantiate it directly.
+
+    All of them are RBJ Audio EQ Cookbook designs (JUCE's ``makeLowShelf`` / ``makeHighShelf`` /
+    ``makePeakFilter``), one filter per channel. The design frequency is kept within
+    ``[2 Hz, sample_rate / 2 - 100 Hz]`` (as pedalboard does), so a cutoff at or above Nyquist is safe.
+
+    Parameters
+    ----------
+    cutoff_frequency_hz : float
+        Cutoff (shelves) or centre (peak) frequency in Hz, > 0 (default 440).
+    gain_db : float
+        Gain of the shelf or of the peak in dB (default 0: a pass-through). Values beyond +-300 dB are treated
+        as +-300 dB.
+    q : float
+        Quality factor, > 0 (default 1/sqrt(2) as a float32, 0.7071067690849304). For the peak it sets the
+        bandwidth; for the shelves the steepness of the transition (1/sqrt(2) is the steepest without overshoot).
+    """
+
+    _abstract = True
+    _kind = ""
+
+    cutoff_frequency_hz = Param(
+        440.0, minimum=0.0, min_exclusive=True, unit="Hz", doc="cutoff or centre frequency", error=CUTOFF_ERROR
+    )
+    gain_db = Param(0.0, unit="dB", doc="gain of the shelf or peak")
+    q = Param(0.7071067690849304, minimum=0.0, min_exclusive=True, doc="quality factor", error=Q_ERROR)
+
+    def __init__(self, cutoff_frequency_hz: float = 440, gain_db: float = 0.0, q: float = 0.7071067690849304) -> None:
+        super().__init__(cutoff_frequency_hz=cutoff_frequency_hz, gain_db=gain_db, q=q)
+
+    def _design(self, sample_rate: float) -> np.ndarray:
+        return _biquad(self._kind, sample_rate, self.cutoff_frequency_hz, self.q, self.gain_db)
+
+
+class LowShelfFilter(IIRFilter):
+    """A low shelf: frequencies below the cutoff are boosted (or cut) by ``gain_db``.
+
+    The response is ``gain_db`` at DC, ``gain_db / 2`` at the cutoff and 0 dB far above it. See
+    :class:`IIRFilter` for the parameters (``cutoff_frequency_hz=440``, ``gain_db=0.0``, ``q=0.7071``).
+    """
+
+    _kind = "lowshelf"
+
+
+class HighShelfFilter(IIRFilter):
+    """A high shelf: frequencies above the cutoff are boosted (or cut) by ``gain_db``.
+
+    The response is 0 dB at DC, ``gain_db / 2`` at the cutoff and ``gain_db`` at Nyquist. See
+    :class:`IIRFilter` for the parameters (``cutoff_frequency_hz=440``, ``gain_db=0.0``, ``q=0.7071``).
+    """
+
+    _kind = "highshelf"
+
+
+class PeakFilter(IIRFilter):
+    """A peak (bell) filter: frequencies around the centre are boosted (or cut) by ``gain_db``.
+
+    The response is ``gain_db`` at ``cutoff_frequency_hz`` and 0 dB at DC and Nyquist; ``q`` sets the
+    bandwidth. See :class:`IIRFilter` for the parameters.
+    """
+
+    _kind = "peak"
