@@ -290,6 +290,15 @@ class LadderFilter(Plugin):
             self._reset_state()  # a new mode starts from a clean ladder (as the reference does)
         self._applied_mode = self.mode
 
+    def _param_changed(self, name: str) -> None:
+        super()._param_changed(name)
+        if name == "mode" and self._format is not None and self._applied_mode not in (None, self.mode):
+            # The mode change clears the ladder now: parameters set before it take effect without a glide,
+            # parameters set after it glide from there (the order of the reference's setters).
+            with self._lock:
+                self._update()
+                self._dirty = False
+
     def _process(self, block: np.ndarray) -> np.ndarray:
         _ladder_kernel(block, self._state, _TABLE, self._params_vec, self._smooth, self._counts)
         return block
