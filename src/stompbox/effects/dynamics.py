@@ -25,10 +25,6 @@ from ..core.jit import kernel
 from ..core.params import Param
 from ..core.plugin import Plugin
 
-# detector modes of the shared kernel
-_COMPRESS = 0  # peak follower of |x|, gain above the threshold
-_GATE = 1  # RMS follower (attack 0, release 50 ms) into a peak follower, gain below the threshold
-
 
 def ballistics_coefficient(time_ms: float, sample_rate: float) -> float:
     """The one-pole coefficient for an attack or release time: ``exp(-2*pi*1000 / (time_ms * sample_rate))``.
@@ -48,109 +44,126 @@ def db_to_gain_floor(db: float, floor_db: float) -> float:
     return float(np.float32(10.0) ** (np.float32(db) * np.float32(0.05)))
 
 
-def _threshold_pair(threshold_db: float) -> tuple[float, float]:
-    """(threshold, 1/threshold) with the -200 dB floor; a zero threshold has an infinite inverse."""
+def _threshold_inverse(threshold_db: float) -> float:
+    """1 / threshold with the -200 dB floor (a zero threshold has an infinite inverse)."""
     threshold = db_to_gain_floor(threshold_db, -200.0)
-    return threshold, (1.0 / threshold if threshold > 0.0 else math.inf)
+    return float(np.float32(1.0) / np.float32(threshold)) if threshold > 0.0 else math.inf
 
 
 @kernel
-def _follow(value, previous, attack, release):  # pragma: no cover - compiled
-    """One step of the ballistics filter."""
-    c = attack if value > previous else release
-    return value + c * (previous - value)
-
-
-@kernel
-def _compressor_gain(env, threshold, threshold_inv, exponent):  # pragma: no cover - compiled
-    """Hard-knee downward gain: 1 below the threshold, ``(env/threshold)**exponent`` at or above it."""
-    if env < threshold:
-        return 1.0
-    ratio = env * threshold_inv
-    if ratio != ratio:  # 0 * inf with a zero threshold: everything is "above", gain tends to 0
-        return 0.0
-    return ratio**exponent
-
-
-@kernel
-def _dynamics_kernel(
-    block, env, rms, mode, attack, release, threshold, threshold_inv, exponent, rms_release
-):  # pragma: no cover - compiled
-    """Shared per-sample loop of Compressor (``mode`` 0) and NoiseGate (``mode`` 1), in place.
-
-    ``env`` (and ``rms`` for the gate) hold one envelope value per channel and are updated.
-    """
-    channels, n = block.shape
-    for c in range(channels):
-        e = env[c]
-        r = rms[c]
-        for i in range(n):
-            x = block[c, i]
-            if mode == _COMPRESS:
-                e = _follow(abs(x), e, attack, release)
-                g = _compressor_gain(e, threshold, threshold_inv, exponent)
-            else:
-                r = _follow(x * x, r, 0.0, rms_release)
-                e = _follow(math.sqrt(r), e, attack, release)
-                if e > threshold:
-                    g = 1.0
-                else:
-                    ratio = e * threshold_inv
-                    g = 0.0 if ratio != ratio else ratio**exponent
-            block[c, i] = g * x
-        env[c] = e
-        rms[c] = r
-
-
-@kernel
-def _limiter_kernel(block, env1, env2, state, coeffs):  # pragma: no cover - compiled
-    """Two compressor stages, a linearly ramped output gain and a hard clip at +-1, in place.
-
-    ``coeffs`` = (attack1, release1, threshold1, inverse1, exponent1, attack2, release2, threshold2, inverse2,
-    exponent2); ``state`` = (current gain, target gain, step, remaining ramp samples), shared by all channels.
-    """
-    channels, n = block.shape
-    a1, r1, t1, i1, x1, a2, r2, t2, i2, x2 = (
-        coeffs[0],
-        coeffs[1],
-        coeffs[2],
-        coeffs[3],
-        coeffs[4],
-        coeffs[5],
-        coeffs[6],
-        coeffs[7],
-        coeffs[8],
-        coeffs[9],
-    )
-    for c in range(channels):
-        e1 = env1[c]
-        e2 = env2[c]
-        for i in range(n):
-            x = block[c, i]
-            e1 = _follow(abs(x), e1, a1, r1)
-            x = x * _compressor_gain(e1, t1, i1, x1)
-            e2 = _follow(abs(x), e2, a2, r2)
-            block[c, i] = x * _compressor_gain(e2, t2, i2, x2)
-        env1[c] = e1
-        env2[c] = e2
-    current, target, step, remaining = state[0], state[1], state[2], state[3]
-    if remaining > 0.0:  # ramp the output gain towards its new target, one value per sample for all channels
-        for i in range(n):
-            if remaining > 0.0:
-                remaining -= 1.0
-                current = current + step if remaining > 0.0 else target
-            for c in range(channels):
-                block[c, i] *= current
+def _follow(x, e, r, attack, release, rms_release, use_rms):  # pragma: no cover - compiled
+    """One step of the ballistics filter: returns the new (envelope, RMS state)."""
+    if use_rms:
+        v = x * x
+        r = v + (0.0 if v > r else rms_release) * (r - v)
+        v = math.sqrt(r)
     else:
-        current = target
-        for c in range(channels):
-            for i in range(n):
-                block[c, i] *= current
+        v = abs(x)
+    return v + (attack if v > e else release) * (e - v), r
+
+
+@kernel
+def _envelope(
+    block, out, env, rms, attack, release, rms_release, use_rms, threshold_inv, above
+):  # pragma: no cover - compiled
+    """The ballistics filter shared by all dynamics processors: writes each sample's envelope, divided by the
+    threshold, into ``out`` and returns how many samples the gain computer will touch (ratio over 1 when
+    ``above``, under 1 otherwise).
+
+    Peak mode follows ``|x|``; RMS mode (``use_rms``) first follows ``x**2`` with an instant attack and
+    ``rms_release``, and feeds the square root of that to the peak follower. ``env`` and ``rms`` hold one value
+    per channel and carry the state across blocks. Two channels are run side by side: the recursion is a
+    chain of dependent operations, and two independent chains keep the CPU twice as busy.
+    """
+    channels, n = block.shape
+    count = 0
+    sign = 1.0 if above else -1.0  # count where sign * (ratio - 1) > 0
+    c = 0
+    while c + 1 < channels:
+        e0, r0, e1, r1 = env[c], rms[c], env[c + 1], rms[c + 1]
+        for i in range(n):
+            e0, r0 = _follow(block[c, i], e0, r0, attack, release, rms_release, use_rms)
+            e1, r1 = _follow(block[c + 1, i], e1, r1, attack, release, rms_release, use_rms)
+            q0 = e0 * threshold_inv
+            q1 = e1 * threshold_inv
+            out[c, i] = q0
+            out[c + 1, i] = q1
+            count += (sign * (q0 - 1.0) > 0.0) + (sign * (q1 - 1.0) > 0.0)
+        env[c], rms[c], env[c + 1], rms[c + 1] = e0, r0, e1, r1
+        c += 2
+    if c < channels:
+        e0, r0 = env[c], rms[c]
+        for i in range(n):
+            e0, r0 = _follow(block[c, i], e0, r0, attack, release, rms_release, use_rms)
+            q0 = e0 * threshold_inv
+            out[c, i] = q0
+            count += sign * (q0 - 1.0) > 0.0
+        env[c], rms[c] = e0, r0
+    return count
+
+
+@kernel
+def _sparse_gain(block, ratio, exponent, above):  # pragma: no cover - compiled
+    """``block *= ratio ** exponent`` (single precision) where the gain computer acts; for few such samples."""
+    channels, n = block.shape
+    exponent = np.float32(exponent)
     for c in range(channels):
         for i in range(n):
-            v = block[c, i]
+            r = ratio[c, i]
+            if (r > 1.0) if above else (r < 1.0):
+                block[c, i] *= r**exponent
+
+
+def _apply_gain(block: np.ndarray, ratio: np.ndarray, count: int, exponent: float, above: bool) -> None:
+    """The hard-knee gain computer: ``block *= (env / threshold) ** exponent`` where the envelope is above the
+    threshold (compressor, ``above=True``) or below it (expander); elsewhere the gain is exactly 1.
+
+    ``ratio`` is ``env / threshold`` (float32, used as scratch) and ``count`` the number of samples to change.
+    When most samples change, NumPy computes ``exp(exponent * log(r))`` with ``r`` clamped to 1 on the
+    unaffected side (vectorised); when few do, a kernel computes ``r ** exponent`` for those alone.
+    """
+    if count == 0 or exponent == 0.0:
+        return
+    if 2 * count < ratio.size:
+        _sparse_gain(block, ratio, exponent, above)
+        return
+    if above:
+        np.fmax(ratio, np.float32(1.0), out=ratio)  # fmax: 0 * inf (zero threshold, silent input) counts as 1
+    else:
+        np.fmin(ratio, np.float32(1.0), out=ratio)
+    np.log(ratio, out=ratio)
+    ratio *= np.float32(exponent)
+    np.exp(ratio, out=ratio)
+    block *= ratio
+
+
+@kernel
+def _ramp_and_clip(block, state):  # pragma: no cover - compiled
+    """Multiply by the Limiter's output gain, stepping it linearly while a ramp is pending, then clip to +-1.
+
+    ``state`` = (current gain, target gain, step, remaining ramp samples); the gain sequence is the same for
+    all channels. The last ramp sample lands exactly on the target.
+    """
+    channels, n = block.shape
+    target, step = state[1], state[2]
+    ramp = min(n, int(state[3]))
+    current = state[0]
+    for c in range(channels):
+        g = state[0]
+        left = state[3]
+        for i in range(ramp):
+            left -= 1.0
+            g = g + step if left > 0.0 else target
+            v = block[c, i] * g
             block[c, i] = 1.0 if v > 1.0 else (-1.0 if v < -1.0 else v)
-    state[0], state[2], state[3] = current, step, remaining
+        current = g
+        gain = np.float32(target)  # reached when ramp < n
+        for i in range(ramp, n):
+            block[c, i] = min(max(block[c, i] * gain, np.float32(-1.0)), np.float32(1.0))
+    if ramp < n:
+        current = target
+    state[0] = current
+    state[3] = max(state[3] - ramp, 0.0)
 
 
 class _Dynamics(Plugin):
@@ -166,6 +179,14 @@ class _Dynamics(Plugin):
     def _reset_state(self) -> None:
         self._env[:] = 0.0
         self._rms[:] = 0.0
+
+    def _scratch(self, block: np.ndarray) -> np.ndarray:
+        """A float32 array of the block's shape for the envelope (reused between blocks)."""
+        buffer = getattr(self, "_buffer", None)
+        channels, n = block.shape
+        if buffer is None or buffer.shape[0] != channels or buffer.shape[1] < n:
+            buffer = self._buffer = np.empty((channels, max(n, 1024)), np.float32)
+        return buffer[:, :n]
 
 
 class Compressor(_Dynamics):
@@ -206,22 +227,15 @@ class Compressor(_Dynamics):
     def _update(self) -> None:
         self._attack = ballistics_coefficient(self.attack_ms, self._sr)
         self._release = ballistics_coefficient(self.release_ms, self._sr)
-        self._threshold, self._threshold_inv = _threshold_pair(self.threshold_db)
+        self._threshold_inv = _threshold_inverse(self.threshold_db)
         self._exponent = float(np.float32(1.0) / np.float32(self.ratio) - np.float32(1.0))
 
     def _process(self, block: np.ndarray) -> np.ndarray:
-        _dynamics_kernel(
-            block,
-            self._env,
-            self._rms,
-            _COMPRESS,
-            self._attack,
-            self._release,
-            self._threshold,
-            self._threshold_inv,
-            self._exponent,
-            0.0,
+        ratio = self._scratch(block)
+        count = _envelope(
+            block, ratio, self._env, self._rms, self._attack, self._release, 0.0, False, self._threshold_inv, True
         )
+        _apply_gain(block, ratio, count, self._exponent, True)  # ratio 1 (exponent 0) leaves the signal alone
         return block
 
 
@@ -259,22 +273,24 @@ class NoiseGate(_Dynamics):
         self._attack = ballistics_coefficient(self.attack_ms, self._sr)
         self._release = ballistics_coefficient(self.release_ms, self._sr)
         self._rms_release = ballistics_coefficient(50.0, self._sr)
-        self._threshold, self._threshold_inv = _threshold_pair(self.threshold_db)
+        self._threshold_inv = _threshold_inverse(self.threshold_db)
         self._exponent = float(np.float32(self.ratio) - np.float32(1.0))
 
     def _process(self, block: np.ndarray) -> np.ndarray:
-        _dynamics_kernel(
+        ratio = self._scratch(block)
+        count = _envelope(
             block,
+            ratio,
             self._env,
             self._rms,
-            _GATE,
             self._attack,
             self._release,
-            self._threshold,
-            self._threshold_inv,
-            self._exponent,
             self._rms_release,
+            True,
+            self._threshold_inv,
+            False,
         )
+        _apply_gain(block, ratio, count, self._exponent, False)  # ratio 1 (exponent 0) leaves the signal alone
         return block
 
 
@@ -306,7 +322,6 @@ class Limiter(_Dynamics):
         self._env2 = np.zeros(num_channels, np.float64)
         self._gain_state = np.zeros(4, np.float64)  # current, target, step, remaining ramp samples
         self._ramp_steps = int(math.floor(0.001 * sample_rate))
-        self._coeffs = np.zeros(10, np.float64)
 
     def _reset_state(self) -> None:
         super()._reset_state()
@@ -316,26 +331,21 @@ class Limiter(_Dynamics):
 
     def _update(self) -> None:
         sr = self._sr
-        t1, i1 = _threshold_pair(-10.0)
-        t2, i2 = _threshold_pair(self.threshold_db)
-        self._coeffs[:] = (
-            ballistics_coefficient(2.0, sr),
-            ballistics_coefficient(200.0, sr),
-            t1,
-            i1,
-            0.25 - 1.0,
+        # stage 1: -10 dB, 4:1, 2 ms / 200 ms; stage 2: threshold_db, 1000:1, 1 microsecond / release_ms
+        self._stage1 = (ballistics_coefficient(2.0, sr), ballistics_coefficient(200.0, sr), _threshold_inverse(-10))
+        self._stage2 = (
             ballistics_coefficient(0.001, sr),
             ballistics_coefficient(self.release_ms, sr),
-            t2,
-            i2,
-            float(np.float32(1.0) / np.float32(1000.0) - np.float32(1.0)),
+            _threshold_inverse(self.threshold_db),
         )
+        self._exponent1 = float(np.float32(1.0) / np.float32(4.0) - np.float32(1.0))
+        self._exponent2 = float(np.float32(1.0) / np.float32(1000.0) - np.float32(1.0))
         makeup = np.float32(10.0 ** (10.0 * (1.0 - 0.25) / 40.0)) * np.float32(
             db_to_gain_floor(-self.threshold_db, -100.0)
         )
         state = self._gain_state
         target = float(makeup)
-        if target != state[1]:
+        if target != state[1]:  # a new makeup gain is reached by a linear ramp over 1 ms
             state[1] = target
             if self._ramp_steps > 0:
                 state[3] = float(self._ramp_steps)
@@ -345,5 +355,12 @@ class Limiter(_Dynamics):
                 state[3] = 0.0
 
     def _process(self, block: np.ndarray) -> np.ndarray:
-        _limiter_kernel(block, self._env, self._env2, self._gain_state, self._coeffs)
+        ratio = self._scratch(block)
+        attack, release, inverse = self._stage1
+        count = _envelope(block, ratio, self._env, self._rms, attack, release, 0.0, False, inverse, True)
+        _apply_gain(block, ratio, count, self._exponent1, True)
+        attack, release, inverse = self._stage2
+        count = _envelope(block, ratio, self._env2, self._rms, attack, release, 0.0, False, inverse, True)
+        _apply_gain(block, ratio, count, self._exponent2, True)
+        _ramp_and_clip(block, self._gain_state)
         return block
