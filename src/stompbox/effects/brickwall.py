@@ -29,7 +29,7 @@ def _halfband_taps(n: int, beta: float) -> np.ndarray:
     k = np.arange(order + 1) - order / 2
     h = 0.5 * np.sinc(k / 2) * np.kaiser(order + 1, beta)
     odd = h[::2]  # indices 0, 2, ..., order: odd distances from the (odd) centre index 2n+1
-    return np.ascontiguousarray(odd * (0.5 / odd.sum()))
+    return np.ascontiguousarray(odd * (0.5 / odd.sum()), dtype=np.float32)
 
 
 @kernel
@@ -38,26 +38,27 @@ def _upsample2(x, history, taps, centre):  # pragma: no cover - compiled
 
     ``history`` holds the last ``len(taps) - 1`` inputs of each channel (oldest first) and is updated. Output
     sample ``2m`` is ``2 * sum_j taps[j] * x[m - j]`` (the filtered branch) and ``2m + 1`` is ``x[m - centre]``.
+    The loops run tap by tap over all samples, so the inner loop is a vectorisable multiply-add.
     """
     channels, n = x.shape
     m_taps = taps.shape[0]
     keep = m_taps - 1
-    out = np.empty((channels, 2 * n), np.float64)
-    ext = np.empty(keep + n, np.float64)
+    out = np.empty((channels, 2 * n), np.float32)
+    ext = np.empty(keep + n, np.float32)
+    acc = np.empty(n, np.float32)
     for c in range(channels):
-        for j in range(keep):
-            ext[j] = history[c, j]
+        ext[:keep] = history[c]
+        ext[keep:] = x[c]
+        acc[:] = 0.0
+        for j in range(m_taps):
+            t = taps[j]
+            window = ext[keep - j : keep - j + n]  # a view: plain range indices let the loop vectorise
+            for i in range(n):
+                acc[i] += t * window[i]
         for i in range(n):
-            ext[keep + i] = x[c, i]
-        for i in range(n):
-            base = keep + i
-            acc = 0.0
-            for j in range(m_taps):
-                acc += taps[j] * ext[base - j]
-            out[c, 2 * i] = 2.0 * acc
-            out[c, 2 * i + 1] = ext[base - centre]
-        for j in range(keep):
-            history[c, j] = ext[n + j]
+            out[c, 2 * i] = 2.0 * acc[i]
+            out[c, 2 * i + 1] = ext[keep + i - centre]
+        history[c] = ext[n:]
     return out
 
 
@@ -196,7 +197,7 @@ class BrickwallLimiter(Plugin):
             self._latency = lookahead + (TRUE_PEAK_LATENCY if true_peak else 0)
             self._ring = np.zeros((self._channels, self._latency), np.float32)
             self._taps = [_halfband_taps(n, beta) for n, beta in _STAGES] if true_peak else []
-            self._histories = [np.zeros((self._channels, len(t) - 1), np.float64) for t in self._taps]
+            self._histories = [np.zeros((self._channels, len(t) - 1), np.float32) for t in self._taps]
             self._reset_state()
 
     def _reset_state(self) -> None:
