@@ -1,0 +1,490 @@
+"""Third-party plugins as stompbox plugins: :class:`ExternalPlugin` and :class:`AudioProcessorParameter`.
+
+Parameters are presented the way pedalboard 0.9.26 presents them: each plugin parameter gets a snake_case
+Python name (its name plus its unit label, ``"Threshold"`` + ``"dB"`` -> ``threshold_db``), and its type and
+range are inferred by asking the plugin for the text of 1001 evenly spaced raw values (0, 0.001, ..., 1):
+a parameter whose texts all read as numbers is a float with ``min_value``/``max_value`` and a (possibly
+approximate) step; one with two texts such as "On"/"Off" is a bool; anything else is a string with
+``valid_values``. ``plugin.<name>`` reads the value (from the plugin's own text) and ``plugin.<name> = v``
+converts ``v`` through the plugin's text parser, checking the range first.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ..core import Plugin
+
+FLOAT_SUFFIXES = ("x", "%", "*", ",", ".", "hz", "ms", "db", "sec", "dbtp", "seconds")
+TRUE_STRINGS = frozenset({"on", "yes", "true", "enabled"})
+HIDDEN_NAME_PATTERNS = (re.compile("MIDI CC "), re.compile(r"P\d\d\d"))
+SEARCH_STEPS = 1000
+
+
+def strip_float_suffixes(text: Any, si_prefixes: bool = True) -> Any:
+    """Remove unit suffixes that numbers are commonly printed with ("400 Hz" -> "400", "3 kHz" -> "3000.0")."""
+    if not isinstance(text, str):
+        return text
+    s = text.strip()
+    if si_prefixes and s.lower().endswith("khz") and len(s) >= 3:
+        try:
+            return str(float(s[:-3]) * 1000)
+        except ValueError:
+            return s
+    changed = True
+    while changed and s:
+        changed = False
+        lower = s.lower()
+        for suffix in FLOAT_SUFFIXES:
+            if lower.endswith(suffix) and len(s) > len(suffix):
+                s = s[: -len(suffix)].strip()
+                changed = True
+                break
+    return s
+
+
+def looks_like_float(value: Any) -> bool:
+    if isinstance(value, float):
+        return True
+    try:
+        float(strip_float_suffixes(value))
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def normalize_parameter_name(name: str) -> str:
+    """pedalboard's Python name of a parameter: lower case, ``#``/``♯`` -> ``_sharp``, ``♭`` -> ``_flat``,
+    anything but ASCII letters and digits -> ``_``, runs of ``_`` collapsed, ends stripped."""
+    name = name.lower().strip()
+    name = name.replace("#", "_sharp").replace("♯", "_sharp").replace("♭", "_flat")
+    chars = [c if (c.isalpha() or c.isnumeric()) and c.isprintable() and ord(c) < 128 else "_" for c in name]
+    out = re.sub("_+", "_", "".join(chars))
+    return out.strip("_")
+
+
+def python_parameter_name(name: str, label: str) -> str | None:
+    """The Python name for a parameter with this name and unit label (None if it has neither)."""
+    if not name and not label:
+        return None
+    if label and not label.startswith(":"):
+        name = f"{name} {label}"
+    return normalize_parameter_name(name)
+
+
+class ParameterAccess:
+    """What an :class:`AudioProcessorParameter` needs from its plugin (implemented by each plugin format)."""
+
+    def _param_raw(self, index: int) -> float:
+        raise NotImplementedError
+
+    def _param_set_raw(self, index: int, value: float) -> None:
+        raise NotImplementedError
+
+    def _param_text(self, index: int, raw: float) -> str | None:
+        raise NotImplementedError
+
+    def _param_raw_for_text(self, index: int, text: str) -> float | None:
+        raise NotImplementedError
+
+
+class AudioProcessorParameter:
+    """One parameter of a hosted plugin, with the type and range inferred from its text values.
+
+    Attributes
+    ----------
+    name : str
+        The plugin's name for the parameter.
+    python_name : str
+        The attribute name on the plugin (``threshold_db``).
+    label, units : str or None
+        The unit ("dB", "Hz", "ms"), from the plugin or inferred from its texts.
+    type : type
+        ``float``, ``bool`` or ``str``.
+    min_value, max_value : float or bool or None
+        The range of values (in the parameter's own units).
+    step_size, approximate_step_size : float or None
+        The distance between neighbouring values, exact when uniform, else the mean.
+    valid_values : list
+        Every distinct value found (numbers, booleans or strings).
+    range : tuple
+        ``(min_value, max_value, step_size)``.
+    raw_value : float
+        The normalised value in [0, 1], as the plugin sees it (read and write).
+    default_raw_value : float
+        The normalised default.
+    """
+
+    def __init__(
+        self,
+        plugin: ParameterAccess,
+        index: int,
+        name: str,
+        label: str,
+        default_raw_value: float = 0.0,
+        num_steps: int = 0,
+        is_automatable: bool = True,
+        search_steps: int = SEARCH_STEPS,
+    ) -> None:
+        self._plugin = weakref.proxy(plugin)
+        self.index = index
+        self.name = name
+        self._plugin_label = label
+        self._label: str | None = None
+        self.default_raw_value = float(default_raw_value)
+        self.num_steps = int(num_steps)
+        self.is_discrete = self.num_steps > 0
+        self.is_boolean = self.num_steps == 1
+        self.is_automatable = bool(is_automatable)
+        self.python_name = python_parameter_name(name, label)
+        self._scan(search_steps)
+
+    # ------------------------------------------------------------------ inference
+    def _scan(self, steps: int) -> None:
+        ranges: dict[tuple[float, float], Any] = {}
+        start = 0.0
+        current: str | None = None
+        for i in range(steps + 1):
+            raw = i / steps
+            # hosts hand raw values to plugins as float32 (as pedalboard does), so scan at float32 points
+            text = self._plugin._param_text(self.index, float(np.float32(raw)))
+            if current is None:
+                current = text
+            elif text != current:
+                ranges[(start, raw)] = current
+                current, start = text, raw
+        if current is None:
+            raise NotImplementedError(f"Plugin parameter '{self.name}' failed to return a valid string for its value.")
+        ranges[(start, 1.0)] = current
+
+        self.min_value: Any = None
+        self.max_value: Any = None
+        self.step_size: Any = None
+        self.approximate_step_size: float | None = None
+        self.type: type = str
+        values = list(ranges.values())
+        if all(looks_like_float(v) for v in values):
+            self.type = float
+            floats = {k: float(strip_float_suffixes(v)) for k, v in ranges.items()}
+            self.min_value = min(floats.values())
+            self.max_value = max(floats.values())
+            if not self._plugin_label:
+                self._label = self._infer_label(values)
+            ordered = sorted(floats.values())
+            steps_seen = {round(abs(b - a), 8) for a, b in zip(ordered, ordered[1:], strict=False)}
+            if len(steps_seen) == 1:
+                self.step_size = next(iter(steps_seen))
+            elif steps_seen:
+                self.approximate_step_size = sum(steps_seen) / len(steps_seen)
+            ranges = dict(floats)
+        elif len(ranges) == 2 and TRUE_STRINGS & {str(v).lower() for v in values}:
+            self.type = bool
+            ranges = {k: str(v).lower() in TRUE_STRINGS for k, v in ranges.items()}
+            self.min_value, self.max_value, self.step_size = False, True, 1
+        self.ranges = ranges
+        self.valid_values = list(ranges.values())
+        self.range = (self.min_value, self.max_value, self.step_size)
+        self._raw_ranges = {value: span for span, value in ranges.items()}
+
+    @staticmethod
+    def _infer_label(values: list[Any]) -> str | None:
+        labels = set()
+        for value in values:
+            if not isinstance(value, str):
+                continue
+            stripped = strip_float_suffixes(value, si_prefixes=False)
+            if stripped == value or stripped not in value:
+                return None
+            labels.add(value.replace(stripped, "").strip())
+        return next(iter(labels)) if len(labels) == 1 else None
+
+    # ------------------------------------------------------------------ plugin-backed values
+    @property
+    def label(self) -> str | None:
+        """The unit of the parameter ("dB", "Hz", ...), or None."""
+        return self._label or self._plugin_label or None
+
+    @property
+    def units(self) -> str | None:
+        """Alias of :attr:`label`."""
+        return self.label
+
+    @property
+    def raw_value(self) -> float:
+        return self._plugin._param_raw(self.index)
+
+    @raw_value.setter
+    def raw_value(self, value: float) -> None:
+        value = float(value)
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"raw_value of parameter '{self.python_name}' must be in [0, 1], got {value!r}")
+        self._plugin._param_set_raw(self.index, value)
+
+    @property
+    def string_value(self) -> str:
+        """The plugin's text for the current value."""
+        return self.get_text_for_raw_value(self.raw_value)
+
+    def get_text_for_raw_value(self, raw_value: float, maximum_string_length: int = 512) -> str:
+        """The plugin's text for a raw (normalised) value."""
+        text = self._plugin._param_text(self.index, float(raw_value))
+        return (text or "")[:maximum_string_length]
+
+    def get_raw_value_for_text(self, string_value: str) -> float:
+        """The raw value the plugin's parser gives for a text (raises ``ValueError`` if it cannot parse it)."""
+        raw = self._plugin._param_raw_for_text(self.index, str(string_value))
+        if raw is None:
+            raise ValueError(f"Plugin parameter '{self.name}' could not parse {string_value!r}.")
+        return raw
+
+    def get_name(self, maximum_string_length: int = 512) -> str:
+        return self.name[:maximum_string_length]
+
+    @property
+    def value(self) -> Any:
+        """The current value, typed (float, bool or str)."""
+        if self.type is float:
+            return float(strip_float_suffixes(self.string_value))
+        if self.type is bool:
+            return self.raw_value >= 0.5
+        return self.string_value
+
+    # ------------------------------------------------------------------ conversion
+    def get_raw_value_for(self, new_value: float | str | bool) -> float:
+        """The raw value for a value in the parameter's units, with range and type checks (``ValueError``)."""
+        if self.type is float:
+            candidate: Any = new_value
+            if isinstance(new_value, str) and self.label and new_value.endswith(self.label):
+                candidate = new_value[: -len(self.label)]
+            try:
+                number = float(candidate)
+            except (TypeError, ValueError):
+                suffix = f" (with the optional suffix '{self.label}')" if self.label else ""
+                raise ValueError(
+                    f"Value received for parameter '{self.python_name}' ({new_value!r}) must be a number or a "
+                    f"string{suffix}"
+                ) from None
+            if number < self.min_value or number > self.max_value:
+                unit = self.label or ""
+                raise ValueError(
+                    f"Value received for parameter '{self.python_name}' ({new_value!r}) is out of range "
+                    f"[{self.min_value}{unit}, {self.max_value}{unit}]"
+                )
+            reported = self._plugin._param_raw_for_text(self.index, str(number))
+            closest = min(
+                ((abs(number - v), span) for v, span in self._raw_ranges.items() if isinstance(v, float)),
+                default=None,
+                key=lambda item: item[0],
+            )
+            if closest is not None:
+                low, high = closest[1]
+                if reported is None or not low <= reported <= high:
+                    return low
+            return reported if reported is not None else 0.0
+        if self.type is str:
+            if not isinstance(new_value, str | int | float | bool):
+                raise ValueError(
+                    f"Value received for parameter '{self.python_name}' ({new_value!r}) should be a string (or "
+                    f"string-like), but got an object of type: {type(new_value)}"
+                )
+            text = str(new_value)
+            if text not in self.valid_values:
+                raise ValueError(
+                    f"Value received for parameter '{self.python_name}' ({text!r}) not in list of valid values: "
+                    f"{self.valid_values}"
+                )
+            reported = self._plugin._param_raw_for_text(self.index, text)
+            low, high = self._raw_ranges[text]
+            if reported is None or not low <= reported <= high:
+                return low
+            return reported
+        if not isinstance(new_value, bool | WrappedBool):
+            raise ValueError(
+                f"Value received for parameter '{self.python_name}' ({new_value!r}) should be a boolean, but got "
+                f"an object of type: {type(new_value)}"
+            )
+        return 1.0 if new_value else 0.0
+
+    def __repr__(self) -> str:
+        head = f'<stompbox.AudioProcessorParameter name="{self.name}"'
+        if self.label:
+            head += f' label="{self.label}"'
+        head += f" raw_value={self.raw_value:g}"
+        if self.type is float:
+            step = (
+                self.step_size
+                if self.step_size
+                else (f"~{self.approximate_step_size}" if self.approximate_step_size else "?")
+            )
+            return f"{head} value={self.string_value} range=({self.min_value}, {self.max_value}, {step})>"
+        if self.type is bool:
+            return f"{head} value={self.string_value} boolean>"
+        count = len(self.valid_values)
+        return f'{head} value="{self.string_value}" ({count} valid string value{"" if count == 1 else "s"})>'
+
+
+class WrappedBool:
+    """A bool that can carry attributes (``bool`` itself cannot be subclassed)."""
+
+    def __init__(self, value: bool) -> None:
+        if not isinstance(value, bool):
+            raise TypeError(f"WrappedBool should be passed a boolean, got {type(value)}")
+        self._value = value
+
+    def __repr__(self) -> str:
+        return repr(self._value)
+
+    def __str__(self) -> str:
+        return str(self._value)
+
+    def __eq__(self, other: object) -> bool:
+        return self._value == other
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    def __bool__(self) -> bool:
+        return self._value
+
+
+def _with_parameter(base: type) -> type:
+    class WithParameter(base):  # type: ignore[misc, valid-type]
+        """A value that also exposes its parameter's attributes (``plugin.gain_db.range``)."""
+
+        def __new__(cls, value: Any, parameter: AudioProcessorParameter) -> Any:
+            obj = base.__new__(cls, value) if base is not WrappedBool else object.__new__(cls)
+            return obj
+
+        def __init__(self, value: Any, parameter: AudioProcessorParameter) -> None:
+            if base is WrappedBool:
+                WrappedBool.__init__(self, value)
+            self._parameter = parameter
+
+        def __getattr__(self, name: str) -> Any:
+            if name.startswith("__") or name == "_parameter":
+                raise AttributeError(name)
+            return getattr(self._parameter, name)
+
+        def __reduce__(self) -> Any:
+            return (base, (base(self) if base is not WrappedBool else bool(self),))
+
+    WithParameter.__name__ = WithParameter.__qualname__ = f"{base.__name__.capitalize()}WithParameter"
+    return WithParameter
+
+
+FloatWithParameter = _with_parameter(float)
+StringWithParameter = _with_parameter(str)
+BooleanWithParameter = _with_parameter(WrappedBool)
+BooleanWithParameter.__name__ = BooleanWithParameter.__qualname__ = "BooleanWithParameter"
+
+
+class ReadOnlyDict(dict):
+    """The ``parameters`` mapping: assigning into it raises ``TypeError`` (set the attribute instead)."""
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        raise TypeError(
+            "The .parameters dictionary on a Plugin instance returns a read-only dictionary of its parameters. "
+            f"To change a parameter, set the parameter on the plugin directly as an attribute. "
+            f"(`my_plugin.{name} = {value}`)"
+        )
+
+
+class ExternalPlugin(Plugin, ParameterAccess):
+    """Base class of plugins hosted from files (VST3). Do not instantiate directly; use :func:`load_plugin`.
+
+    Subclasses provide ``_parameter_descriptors()`` (index, name, label, default, steps, automatable) and the
+    :class:`ParameterAccess` methods; this class turns them into ``parameters`` and attribute access.
+    """
+
+    _abstract = True
+
+    # ------------------------------------------------------------------ to implement
+    def _parameter_descriptors(self) -> Iterator[tuple[int, str, str, float, int, bool]]:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ parameters
+    def _parameter_cache(self) -> dict[int, AudioProcessorParameter]:
+        cache = self.__dict__.get("_param_objects")
+        if cache is None:
+            cache = {}
+            self.__dict__["_param_objects"] = cache
+        return cache
+
+    def _python_names(self) -> dict[str, tuple[int, str, str, float, int, bool]]:
+        names = self.__dict__.get("_param_names")
+        if names is None:
+            names = {}
+            for desc in self._parameter_descriptors():
+                _index, name, label, *_ = desc
+                if any(p.match(name) for p in HIDDEN_NAME_PATTERNS):
+                    continue
+                python_name = python_parameter_name(name, label)
+                if python_name and python_name not in names:
+                    names[python_name] = desc
+            self.__dict__["_param_names"] = names
+        return names
+
+    def _parameter(self, python_name: str) -> AudioProcessorParameter | None:
+        desc = self._python_names().get(python_name)
+        if desc is None:
+            return None
+        cache = self._parameter_cache()
+        index = desc[0]
+        if index not in cache:
+            cache[index] = AudioProcessorParameter(self, *desc)
+        return cache[index]
+
+    @property
+    def parameters(self) -> dict[str, AudioProcessorParameter]:
+        """Read-only dict of Python parameter names to :class:`AudioProcessorParameter`."""
+        result = ReadOnlyDict()
+        for python_name in self._python_names():
+            param = self._parameter(python_name)
+            if param is not None:
+                dict.__setitem__(result, python_name, param)
+        return result
+
+    def _set_initial_parameter_values(self, parameter_values: dict[str, Any] | None) -> None:
+        if parameter_values is None:
+            return
+        if not isinstance(parameter_values, dict):
+            raise TypeError(
+                "Expected a dictionary to be passed to parameter_values, but received a "
+                f"{type(parameter_values).__name__}. (If passing a plugin name, pass \"plugin_name=...\" as a "
+                "keyword argument instead.)"
+            )
+        names = self._python_names()
+        for key, value in parameter_values.items():
+            if key not in names:
+                raise AttributeError(f'Parameter named "{key}" not found. Valid options: {", ".join(names)}')
+            setattr(self, key, value)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(self._python_names()))
+
+    def __getattr__(self, name: str) -> Any:
+        if self._ready_for_params(name):
+            param = self._parameter(name)
+            if param is not None:
+                if param.type is float:
+                    return FloatWithParameter(float(strip_float_suffixes(param.string_value)), param)
+                if param.type is bool:
+                    return BooleanWithParameter(param.raw_value >= 0.5, param)
+                return StringWithParameter(str(param.string_value), param)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _ready_for_params(self, name: str) -> bool:
+        return not name.startswith("_") and self.__dict__.get("_loaded", False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if not name.startswith("_") and self.__dict__.get("_loaded", False):
+            param = self._parameter(name)
+            if param is not None:
+                param.raw_value = param.get_raw_value_for(value)
+                return
+        super().__setattr__(name, value)

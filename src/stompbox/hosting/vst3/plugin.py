@@ -1,0 +1,415 @@
+"""``VST3Plugin``: a VST3 effect or instrument, hosted through ctypes, behaving like any stompbox plugin."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...core.layout import check_buffer_size, check_sample_rate
+from ..external import ExternalPlugin
+from ..midi import read_midi_messages
+from . import abi, state
+from .instance import Vst3Instance
+from .module import PluginLoadError, load_module
+
+#: largest block handed to a plugin in one process() call; longer engine blocks are split
+MAX_BLOCK = 8192
+#: getTailSamples() values at or above this mean "infinite"; reported tails are capped here (seconds)
+MAX_TAIL_SECONDS = 60.0
+
+SEARCH_PATHS = ("~/.vst3", "/usr/lib/vst3", "/usr/local/lib/vst3")
+
+
+def installed_vst3_plugins() -> list[str]:
+    """Paths of the ``.vst3`` bundles in the standard Linux folders (``~/.vst3``, ``/usr/lib/vst3``,
+    ``/usr/local/lib/vst3``), sorted within each folder."""
+    found: list[str] = []
+    for folder in SEARCH_PATHS:
+        root = Path(os.path.expanduser(folder))
+        if root.is_dir():
+            found += sorted(str(p) for p in root.rglob("*.vst3") if not any(q.suffix == ".vst3" for q in p.parents))
+    return found
+
+
+class _InstalledPlugins:
+    """Descriptor that makes ``VST3Plugin.installed_plugins`` a class-level list, as in pedalboard."""
+
+    def __get__(self, obj: Any, owner: Any) -> list[str]:
+        return installed_vst3_plugins()
+
+
+class VST3Plugin(ExternalPlugin):
+    """A VST3 plugin loaded from a ``.vst3`` bundle (or its shared object), hosted in-process.
+
+    Parameters
+    ----------
+    path_to_plugin_file : str or os.PathLike
+        The ``.vst3`` bundle folder (``/usr/lib/vst3/ZamComp.vst3``) or the ``.so`` inside it.
+    parameter_values : dict, optional
+        Parameter values to set after loading, by Python name (``{"threshold_db": -20}``).
+    plugin_name : str, optional
+        Which plugin to load from a bundle that holds several (see :meth:`get_plugin_names_for_file`).
+    initialization_timeout : float
+        Accepted for compatibility (seconds). Plugins load synchronously here; a plugin that never returns from
+        its initialisation cannot be interrupted from Python.
+
+    Notes
+    -----
+    Parameters appear as attributes (``plugin.threshold_db = -20``) and in :attr:`parameters`. The plugin's
+    reported latency is compensated by ``process()``. A plugin is processed in blocks of at most 8192 samples;
+    longer engine blocks are split. Pickling and deep copies store the path, the plugin name and ``raw_state``
+    and reload the plugin. A plugin that crashes takes the interpreter with it (there is no sandbox).
+    """
+
+    installed_plugins = _InstalledPlugins()
+
+    def __init__(
+        self,
+        path_to_plugin_file: str | os.PathLike[str],
+        parameter_values: dict[str, Any] | None = None,
+        plugin_name: str | None = None,
+        initialization_timeout: float = 10.0,
+    ) -> None:
+        super().__init__()
+        if parameter_values is not None and not isinstance(parameter_values, dict):
+            raise TypeError(
+                "Expected a dictionary to be passed to parameter_values, but received a "
+                f"{type(parameter_values).__name__}. (If passing a plugin name, pass \"plugin_name=...\" as a "
+                "keyword argument instead.)"
+            )
+        path = os.fspath(path_to_plugin_file)
+        module = load_module(path)
+        classes = module.audio_classes
+        if not classes:
+            raise PluginLoadError(f"Unable to load plugin {path}: the file contains no audio plugin classes.")
+        if plugin_name is None:
+            if len(classes) > 1:
+                names = "\n".join(f'\t"{c.name}"' for c in classes)
+                raise ValueError(
+                    f"Plugin file {path} contains {len(classes)} plugins, and the \"plugin_name\" argument was not "
+                    f"provided. Please specify which plugin to load by passing one of the following names as "
+                    f'"plugin_name":\n{names}'
+                )
+            info = classes[0]
+        else:
+            matches = [c for c in classes if c.name == plugin_name]
+            if not matches:
+                names = "\n".join(f'\t"{c.name}"' for c in classes)
+                raise ValueError(f'Plugin file {path} does not contain a plugin named "{plugin_name}". Valid names:\n{names}')
+            info = matches[0]
+        self._path = path
+        self._plugin_name = plugin_name
+        self._class_info = info
+        self._initialization_timeout = float(initialization_timeout)
+        self._instance = Vst3Instance(module, info)
+        self._latency = 0
+        self._loaded = True
+        self._set_initial_parameter_values(parameter_values)
+
+    # ------------------------------------------------------------------ identity
+    @property
+    def path_to_plugin_file(self) -> str:
+        """The path this plugin was loaded from."""
+        return self._path
+
+    @property
+    def name(self) -> str:
+        """The plugin's name (from its factory)."""
+        return self._class_info.name
+
+    @property
+    def descriptive_name(self) -> str:
+        return self._class_info.name
+
+    @property
+    def category(self) -> str:
+        """The plugin's VST3 sub-categories, e.g. ``"Fx|Dynamics|Mono"``."""
+        return self._class_info.sub_categories
+
+    @property
+    def manufacturer_name(self) -> str:
+        return self._class_info.vendor or self._instance.module.vendor
+
+    @property
+    def version(self) -> str:
+        return self._class_info.version
+
+    @property
+    def identifier(self) -> str:
+        """A stable id: ``VST3-<name>-<class id hex>``."""
+        return f"VST3-{self.name}-{self._class_info.cid.hex()}"
+
+    @property
+    def has_shared_container(self) -> bool:
+        return len(self._instance.module.audio_classes) > 1
+
+    @property
+    def is_instrument(self) -> bool:
+        """True for an instrument (sub-category "Instrument", or event input and no audio input)."""
+        inst = self._instance
+        return self._class_info.is_instrument or (bool(inst.event_inputs) and not inst.audio_inputs)
+
+    @property
+    def is_effect(self) -> bool:
+        """True if the plugin takes audio in."""
+        return bool(self._instance.audio_inputs) and not self._class_info.is_instrument
+
+    @staticmethod
+    def get_plugin_names_for_file(path: str | os.PathLike[str]) -> list[str]:
+        """The names of the plugins in a VST3 file (ImportError if it cannot be scanned)."""
+        return [c.name for c in load_module(os.fspath(path)).audio_classes]
+
+    # ------------------------------------------------------------------ parameters
+    def _parameter_descriptors(self) -> Iterator[tuple[int, str, str, float, int, bool]]:
+        for p in self._instance.params:
+            yield (p.index, p.title, p.units, p.default, p.step_count, p.is_automatable)
+
+    def _pid(self, index: int) -> int:
+        return self._instance.params[index].id
+
+    def _param_raw(self, index: int) -> float:
+        with self._lock:
+            return self._instance.get_normalized(self._pid(index))
+
+    def _param_set_raw(self, index: int, value: float) -> None:
+        with self._lock:
+            self._instance.set_normalized(self._pid(index), value)
+
+    def _param_text(self, index: int, raw: float) -> str | None:
+        with self._lock:
+            return self._instance.text_for(self._pid(index), raw)
+
+    def _param_raw_for_text(self, index: int, text: str) -> float | None:
+        with self._lock:
+            return self._instance.value_for_text(self._pid(index), text)
+
+    # ------------------------------------------------------------------ engine hooks
+    def _prepare(self, sample_rate: float, num_channels: int) -> None:
+        self._instance.configure(sample_rate, num_channels, MAX_BLOCK)
+        self._latency = self._instance.latency()
+
+    def _reset_state(self) -> None:
+        inst = self._instance
+        if inst.setup is not None:
+            inst.stop()
+            inst.component.setActive(1)
+            inst.active = True
+            inst.processor.setProcessing(1)
+            inst.processing = True
+            inst.reset_timeline()
+            self._latency = inst.latency()
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        inst = self._instance
+        channels, n = block.shape
+        start = 0
+        while start < n:
+            m = min(MAX_BLOCK, n - start)
+            if inst.main_in is not None:
+                inst.main_in[:channels, :m] = block[:, start : start + m]
+            inst.process(m)
+            block[:, start : start + m] = inst.main_out[:channels, :m]
+            start += m
+        if inst.handler.restart_flags & abi.K_LATENCY_CHANGED:
+            inst.handler.restart_flags &= ~abi.K_LATENCY_CHANGED
+            self._latency = inst.latency()
+        return block
+
+    @property
+    def latency_samples(self) -> int:
+        """The latency the plugin reports (``getLatencySamples``) for the current stream format."""
+        return int(self._latency)
+
+    @property
+    def reported_latency_samples(self) -> int:
+        return self.latency_samples
+
+    @property
+    def tail_seconds(self) -> float:
+        """The plugin's reported tail (``getTailSamples``) in seconds, capped at 60 s."""
+        inst = self._instance
+        if inst.setup is None:
+            return 0.0
+        samples = inst.tail()
+        if samples >= 0xFFFFFFFF:
+            return MAX_TAIL_SECONDS
+        return min(MAX_TAIL_SECONDS, samples / inst.setup[0])
+
+    # ------------------------------------------------------------------ processing (audio and MIDI)
+    def process(self, input_array: Any, *args: Any, **kwargs: Any) -> np.ndarray:  # type: ignore[override]
+        """Process audio (effects) or render MIDI (instruments).
+
+        Effects: ``process(input_array, sample_rate, buffer_size=8192, reset=True)`` as every plugin.
+        Instruments: ``process(midi_messages, duration, sample_rate, num_channels=2, buffer_size=8192,
+        reset=True)`` returns ``(num_channels, round(duration * sample_rate))`` float32; messages are
+        ``mido.Message`` objects (``time`` in absolute seconds), ``(bytes, seconds)`` or ``(list[int], seconds)``
+        and start on the sample their timestamp gives.
+        """
+        if isinstance(input_array, np.ndarray):
+            if self.is_instrument:
+                raise ValueError(
+                    f"Plugin '{self.name}' is an instrument: pass MIDI messages, a duration and a sample rate, not "
+                    "audio."
+                )
+            return super().process(input_array, *args, **kwargs)
+        if not self.is_instrument:
+            raise ValueError(
+                f"Plugin '{self.name}' is an audio effect: pass an audio array and a sample rate, not MIDI messages."
+            )
+        return self._render_midi(input_array, *args, **kwargs)
+
+    __call__ = process  # type: ignore[assignment]
+
+    def _render_midi(
+        self,
+        midi_messages: Any,
+        duration: float,
+        sample_rate: float,
+        num_channels: int = 2,
+        buffer_size: int = 8192,
+        reset: bool = True,
+    ) -> np.ndarray:
+        rate = check_sample_rate(sample_rate)
+        block = min(check_buffer_size(buffer_size), MAX_BLOCK)
+        events = read_midi_messages(midi_messages, float(duration), rate)
+        total = int(round(float(duration) * rate))
+        out = np.zeros((num_channels, total), np.float32)
+        with self._lock:
+            reset_done = self._ensure_format(rate, int(num_channels))
+            if reset and not reset_done:
+                self._reset_all()
+            inst = self._instance
+            k = 0
+            for start in range(0, total, block):
+                n = min(block, total - start)
+                while k < len(events) and events[k][0] < start + n:
+                    add_midi_event(inst.events, events[k][0] - start, events[k][1])
+                    k += 1
+                if inst.main_in is not None:
+                    inst.main_in[:, :n] = 0.0
+                inst.process(n)
+                out[:, start : start + n] = inst.main_out[:num_channels, :n]
+        return out
+
+    # ------------------------------------------------------------------ state
+    @property
+    def raw_state(self) -> bytes:
+        """The plugin's state as bytes (component and controller state, in pedalboard's container)."""
+        with self._lock:
+            return state.pack_raw_state(self._instance.get_component_state(), self._instance.get_controller_state())
+
+    @raw_state.setter
+    def raw_state(self, value: bytes) -> None:
+        component, controller = state.unpack_raw_state(value)
+        self._set_states(component, controller)
+
+    def _set_states(self, component: bytes | None, controller: bytes | None) -> None:
+        with self._lock:
+            self._instance.set_state(component, controller)
+            if self._instance.setup is not None:
+                self._latency = self._instance.latency()
+
+    @property
+    def preset_data(self) -> bytes:
+        """The plugin's state in ``.vstpreset`` format (bytes starting with ``b"VST3"``); settable."""
+        with self._lock:
+            inst = self._instance
+            return state.pack_preset(self._class_info.cid, inst.get_component_state(), inst.get_controller_state())
+
+    @preset_data.setter
+    def preset_data(self, value: bytes) -> None:
+        class_id, component, controller = state.unpack_preset(value)
+        if class_id != self._class_info.cid:
+            raise ValueError(
+                f"The preset is for a different plugin (class id {class_id.hex().upper()}, this plugin is "
+                f"{self._class_info.cid.hex().upper()})."
+            )
+        self._set_states(component, controller)
+
+    def load_preset(self, preset_file_path: str | os.PathLike[str]) -> bool:
+        """Load a ``.vstpreset`` file; returns True (raises ``ValueError`` for a file of another format or
+        plugin)."""
+        with open(preset_file_path, "rb") as f:
+            self.preset_data = f.read()
+        return True
+
+    def show_editor(self, close_event: threading.Event | None = None) -> None:
+        """Not available: stompbox hosts plugins without their editors."""
+        raise RuntimeError("show_editor() is not supported by stompbox's VST3 host (no editor windows).")
+
+    # ------------------------------------------------------------------ copies, pickling, teardown
+    def __getstate__(self) -> dict[str, Any]:
+        return {"path": self._path, "plugin_name": self._plugin_name, "raw_state": self.raw_state}
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        self.__init__(data["path"], plugin_name=data.get("plugin_name"))  # type: ignore[misc]
+        if data.get("raw_state"):
+            self.raw_state = data["raw_state"]
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (_new_vst3, (), self.__getstate__())
+
+    def close(self) -> None:
+        """Release the plugin instance now (it is otherwise released when garbage-collected)."""
+        inst = self.__dict__.get("_instance")
+        if inst is not None:
+            with self._lock:
+                inst.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        return f'<stompbox.VST3Plugin "{self.name}" at {id(self):#x}>'
+
+
+def _new_vst3() -> VST3Plugin:
+    return VST3Plugin.__new__(VST3Plugin)
+
+
+def add_midi_event(events: Any, offset: int, data: bytes) -> None:
+    """Append one MIDI message to a VST3 event list as a note-on/off, poly-pressure or SysEx event.
+
+    Other channel messages (controllers, pitch bend, program change) have no VST3 event type: they reach
+    a VST3 plugin only through its MIDI-mapped parameters, which this host does not translate yet.
+    """
+    status = data[0]
+    kind = status & 0xF0
+    channel = status & 0x0F
+    ev = abi.Event()
+    ev.busIndex = 0
+    ev.sampleOffset = int(offset)
+    if kind == 0x90 and len(data) >= 3 and data[2] > 0:
+        ev.type = abi.K_NOTE_ON_EVENT
+        ev.noteOn.channel, ev.noteOn.pitch = channel, data[1]
+        ev.noteOn.velocity = data[2] / 127.0
+        ev.noteOn.noteId = -1
+        events.add(ev)
+    elif (kind == 0x80 and len(data) >= 3) or (kind == 0x90 and len(data) >= 3):
+        ev.type = abi.K_NOTE_OFF_EVENT
+        ev.noteOff.channel, ev.noteOff.pitch = channel, data[1]
+        ev.noteOff.velocity = data[2] / 127.0 if kind == 0x80 else 0.0
+        ev.noteOff.noteId = -1
+        events.add(ev)
+    elif kind == 0xA0 and len(data) >= 3:
+        ev.type = abi.K_POLY_PRESSURE_EVENT
+        ev.polyPressure.channel, ev.polyPressure.pitch = channel, data[1]
+        ev.polyPressure.pressure = data[2] / 127.0
+        ev.polyPressure.noteId = -1
+        events.add(ev)
+    elif status == 0xF0:
+        payload = ctypes.create_string_buffer(bytes(data), len(data))
+        ev.type = abi.K_DATA_EVENT
+        ev.data.size = len(data)
+        ev.data.type = 0
+        ev.data.bytes = ctypes.addressof(payload)
+        events.add(ev, payload)
