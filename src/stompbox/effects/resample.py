@@ -265,10 +265,11 @@ class StreamResampler(Stage):
 
 
 class FunctionStage(Stage):
-    """A sample-aligned stage that applies ``fn`` to each block as it comes (lookahead 0)."""
+    """A sample-aligned stage that applies ``fn`` to each block as it comes (lookahead 0) at ``rate`` Hz."""
 
-    def __init__(self, fn: Callable[[np.ndarray], np.ndarray]) -> None:
+    def __init__(self, fn: Callable[[np.ndarray], np.ndarray], rate: float = 1.0) -> None:
         self._fn = fn
+        self.in_rate = self.out_rate = float(rate)
 
     def push(self, block: np.ndarray) -> np.ndarray:
         return self._fn(block)
