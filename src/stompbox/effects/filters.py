@@ -39,6 +39,7 @@ def _iir_kernel(block, coeffs, state):  # pragma: no cover - compiled
 
     ``coeffs`` is float64 ``[b0, b1, b2, a1, a2]`` (normalised, ``a0 = 1``); ``state`` is float64
     ``(channels, 2)``, the two transposed-direct-form-II registers of each channel, updated in place.
+    Channels are run two at a time, so the CPU overlaps their (latency-bound) recursions.
     """
     b0 = coeffs[0]
     b1 = coeffs[1]
@@ -46,23 +47,47 @@ def _iir_kernel(block, coeffs, state):  # pragma: no cover - compiled
     a1 = coeffs[3]
     a2 = coeffs[4]
     channels, n = block.shape
-    for c in range(channels):
+    c = 0
+    while c + 1 < channels:
+        left = block[c]
+        right = block[c + 1]
+        p1 = state[c, 0]
+        p2 = state[c, 1]
+        q1 = state[c + 1, 0]
+        q2 = state[c + 1, 1]
+        for i in range(n):
+            x = np.float64(left[i])
+            z = np.float64(right[i])
+            y = b0 * x + p1
+            w = b0 * z + q1
+            p1 = (b1 * x + p2) - a1 * y
+            q1 = (b1 * z + q2) - a1 * w
+            p2 = b2 * x - a2 * y
+            q2 = b2 * z - a2 * w
+            left[i] = y
+            right[i] = w
+        state[c, 0] = p1
+        state[c, 1] = p2
+        state[c + 1, 0] = q1
+        state[c + 1, 1] = q2
+        c += 2
+    if c < channels:
         row = block[c]
-        s1 = state[c, 0]
-        s2 = state[c, 1]
+        p1 = state[c, 0]
+        p2 = state[c, 1]
         for i in range(n):
             x = np.float64(row[i])
-            y = b0 * x + s1
-            s1 = b1 * x - a1 * y + s2
-            s2 = b2 * x - a2 * y
+            y = b0 * x + p1
+            p1 = (b1 * x + p2) - a1 * y
+            p2 = b2 * x - a2 * y
             row[i] = y
-        # keep decaying state out of the subnormal range (slow arithmetic on long silences)
-        if abs(s1) < 1e-30:
-            s1 = 0.0
-        if abs(s2) < 1e-30:
-            s2 = 0.0
-        state[c, 0] = s1
-        state[c, 1] = s2
+        state[c, 0] = p1
+        state[c, 1] = p2
+    # keep decaying state out of the subnormal range (slow arithmetic on long silences)
+    for c in range(channels):
+        for k in range(2):
+            if abs(state[c, k]) < 1e-30:
+                state[c, k] = 0.0
 
 
 def _normalise(b: list[np.float32], a: list[np.float32]) -> np.ndarray:

@@ -67,37 +67,19 @@ _TABLE = _tanh_table()
 
 
 @kernel
-def _saturate(lut, p, v):  # pragma: no cover - compiled
-    """Table tanh of ``v``: clamp to [-5, 5], linear interpolation between 128 points. NaN stays NaN."""
-    if v != v:
-        return v
+def _ladder_pair(left, right, sl, sr, lut, p, smooth, counts):  # pragma: no cover - compiled
+    """Run two channels of the ladder in place, in float32, interleaved sample by sample (their recursions are
+    independent, so the CPU overlaps them). ``sl``/``sr`` are the channels' five states, updated in place.
+
+    The saturator, written out four times below, is ``tanh`` from a table: clamp to [-5, 5], then linear
+    interpolation between 128 points; NaN stays NaN (and never indexes the table).
+
+    Returns the glide state after the block: ``(cutoff_now, res_now, cutoff_steps_left, res_steps_left)``.
+    """
     lo = p[_LUT_MIN]
     hi = p[_LUT_MAX]
-    if v < lo:
-        v = lo
-    elif v > hi:
-        v = hi
-    index = p[_LUT_SCALE] * v + p[_LUT_OFFSET]
-    i = int(index)
-    if i > lut.shape[0] - 2:
-        i = lut.shape[0] - 2
-    elif i < 0:
-        i = 0
-    frac = index - np.float32(i)
-    x0 = lut[i]
-    return x0 + frac * (lut[i + 1] - x0)
-
-
-@kernel
-def _ladder_kernel(block, state, lut, p, smooth, counts):  # pragma: no cover - compiled
-    """Run the ladder over ``block`` ((channels, n) float32) in place, all in float32.
-
-    ``state`` is float32 ``(channels, 5)``; ``p`` the float32 parameter vector; ``smooth`` float32
-    ``[cutoff_now, cutoff_target, cutoff_step, res_now, res_target, res_step]`` and ``counts`` int64
-    ``[cutoff_steps_left, res_steps_left]`` (the linear glides, shared by all channels, advanced once per
-    sample; updated in place).
-    """
-    channels, n = block.shape
+    scale = p[_LUT_SCALE]
+    offset = p[_LUT_OFFSET]
     drive = p[_DRIVE]
     gain = p[_GAIN]
     drive2 = p[_DRIVE2]
@@ -108,59 +90,120 @@ def _ladder_kernel(block, state, lut, p, smooth, counts):  # pragma: no cover - 
     t2 = p[_TAPS + 2]
     t3 = p[_TAPS + 3]
     t4 = p[_TAPS + 4]
-    b0c = p[_B0C]
-    b1c = p[_B1C]
     minus4 = p[_MINUS4]
     one = p[_ONE]
     minus1 = p[_MINUS1]
+    b0c = p[_B0C]
+    b1c = p[_B1C]
     cut = smooth[0]
     res = smooth[3]
     cut_left = counts[0]
     res_left = counts[1]
-    for c in range(channels):
-        row = block[c]
-        cut = smooth[0]
-        res = smooth[3]
-        cut_left = counts[0]
-        res_left = counts[1]
-        s0 = state[c, 0]
-        s1 = state[c, 1]
-        s2 = state[c, 2]
-        s3 = state[c, 3]
-        s4 = state[c, 4]
-        for i in range(n):
-            if cut_left > 0:
-                cut_left -= 1
-                cut = cut + smooth[2] if cut_left > 0 else smooth[1]
-            if res_left > 0:
-                res_left -= 1
-                res = res + smooth[5] if res_left > 0 else smooth[4]
+    l0, l1, l2, l3, l4 = sl[0], sl[1], sl[2], sl[3], sl[4]
+    r0, r1, r2, r3, r4 = sr[0], sr[1], sr[2], sr[3], sr[4]
+    a1 = cut
+    g = a1 * minus1 + one
+    b0 = g * b0c
+    b1 = g * b1c
+    k4 = res * minus4
+    for i in range(left.shape[0]):
+        if cut_left > 0:
+            cut_left -= 1
+            cut = cut + smooth[2] if cut_left > 0 else smooth[1]
             a1 = cut
             g = a1 * minus1 + one
             b0 = g * b0c
             b1 = g * b1c
-            dx = gain * _saturate(lut, p, drive * row[i])
-            a = dx + res * minus4 * (gain2 * _saturate(lut, p, drive2 * s4) - dx * comp)
-            b = b1 * s0 + a1 * s1 + b0 * a
-            cc = b1 * s1 + a1 * s2 + b0 * b
-            d = b1 * s2 + a1 * s3 + b0 * cc
-            e = b1 * s3 + a1 * s4 + b0 * d
-            s0 = a
-            s1 = b
-            s2 = cc
-            s3 = d
-            s4 = e
-            row[i] = a * t0 + b * t1 + cc * t2 + d * t3 + e * t4
-        state[c, 0] = s0
-        state[c, 1] = s1
-        state[c, 2] = s2
-        state[c, 3] = s3
-        state[c, 4] = s4
-    if channels > 0:
-        smooth[0] = cut
-        smooth[3] = res
-        counts[0] = cut_left
-        counts[1] = res_left
+        if res_left > 0:
+            res_left -= 1
+            res = res + smooth[5] if res_left > 0 else smooth[4]
+            k4 = res * minus4
+
+        # saturated inputs (left, right)
+        v = drive * left[i]
+        w = drive * right[i]
+        if v < lo:
+            v = lo
+        elif v > hi:
+            v = hi
+        if w < lo:
+            w = lo
+        elif w > hi:
+            w = hi
+        v = scale * v + offset
+        w = scale * w + offset
+        j = int(v) if v == v else 0
+        m = int(w) if w == w else 0
+        v = v - np.float32(j)
+        w = w - np.float32(m)
+        dl = gain * (lut[j] + v * (lut[j + 1] - lut[j]))
+        dr = gain * (lut[m] + w * (lut[m + 1] - lut[m]))
+
+        # saturated feedback from the last stage
+        v = drive2 * l4
+        w = drive2 * r4
+        if v < lo:
+            v = lo
+        elif v > hi:
+            v = hi
+        if w < lo:
+            w = lo
+        elif w > hi:
+            w = hi
+        v = scale * v + offset
+        w = scale * w + offset
+        j = int(v) if v == v else 0
+        m = int(w) if w == w else 0
+        v = v - np.float32(j)
+        w = w - np.float32(m)
+        fl = lut[j] + v * (lut[j + 1] - lut[j])
+        fr = lut[m] + w * (lut[m + 1] - lut[m])
+
+        al = dl + k4 * (gain2 * fl - dl * comp)
+        ar = dr + k4 * (gain2 * fr - dr * comp)
+        bl = b1 * l0 + a1 * l1 + b0 * al
+        br = b1 * r0 + a1 * r1 + b0 * ar
+        cl = b1 * l1 + a1 * l2 + b0 * bl
+        cr = b1 * r1 + a1 * r2 + b0 * br
+        el = b1 * l2 + a1 * l3 + b0 * cl
+        er = b1 * r2 + a1 * r3 + b0 * cr
+        l4 = b1 * l3 + a1 * l4 + b0 * el
+        r4 = b1 * r3 + a1 * r4 + b0 * er
+        l0, l1, l2, l3 = al, bl, cl, el
+        r0, r1, r2, r3 = ar, br, cr, er
+        left[i] = al * t0 + bl * t1 + cl * t2 + el * t3 + l4 * t4
+        right[i] = ar * t0 + br * t1 + cr * t2 + er * t3 + r4 * t4
+    sl[0], sl[1], sl[2], sl[3], sl[4] = l0, l1, l2, l3, l4
+    sr[0], sr[1], sr[2], sr[3], sr[4] = r0, r1, r2, r3, r4
+    return cut, res, cut_left, res_left
+
+
+@kernel
+def _ladder_kernel(block, state, lut, p, smooth, counts):  # pragma: no cover - compiled
+    """Run the ladder over ``block`` ((channels, n) float32) in place.
+
+    ``state`` is float32 ``(channels, 5)``; ``p`` the float32 parameter vector; ``smooth`` float32
+    ``[cutoff_now, cutoff_target, cutoff_step, res_now, res_target, res_step]`` and ``counts`` int64
+    ``[cutoff_steps_left, res_steps_left]``: the linear glides, shared by all channels and advanced once per
+    sample (updated in place). Channels go in pairs; an odd last channel is paired with a throw-away copy.
+    """
+    channels = block.shape[0]
+    c = 0
+    cut, res, cut_left, res_left = smooth[0], smooth[3], counts[0], counts[1]
+    while c < channels:
+        if c + 1 < channels:
+            cut, res, cut_left, res_left = _ladder_pair(
+                block[c], block[c + 1], state[c], state[c + 1], lut, p, smooth, counts
+            )
+        else:
+            cut, res, cut_left, res_left = _ladder_pair(
+                block[c], block[c].copy(), state[c], state[c].copy(), lut, p, smooth, counts
+            )
+        c += 2
+    smooth[0] = cut
+    smooth[3] = res
+    counts[0] = cut_left
+    counts[1] = res_left
 
 
 def _approximately_equal(a: np.float32, b: np.float32) -> bool:
