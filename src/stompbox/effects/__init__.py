@@ -35,6 +35,8 @@ EXPORTS: dict[str, str] = {
     "Resample": "resample",
     "MP3Compressor": "codecs",
     "GSMFullRateCompressor": "codecs",
+    "PitchShift": "pitch",
+    "time_stretch": "pitch",
 }
 
 __all__ = sorted(EXPORTS)
