@@ -55,13 +55,19 @@ def _reverb_kernel(block, combs, comb_sizes, comb_pos, comb_last, allpasses, ap_
     channels, n = block.shape
     one = np.float32(1.0)
     half = np.float32(0.5)
+    ramping = False
+    for k in range(5):
+        if sm[k, 3] > 0.0:
+            ramping = True
+    damp, feedback, dry, wet1, wet2 = sm[_DAMP, 1], sm[_FEEDBACK, 1], sm[_DRY, 1], sm[_WET1, 1], sm[_WET2, 1]
     for i in range(n):
         if channels == 2:
             inp = (block[0, i] + block[1, i]) * gain
         else:
             inp = block[0, i] * gain
-        damp = _next_value(sm, _DAMP)
-        feedback = _next_value(sm, _FEEDBACK)
+        if ramping:
+            damp = _next_value(sm, _DAMP)
+            feedback = _next_value(sm, _FEEDBACK)
         out_l = np.float32(0.0)
         out_r = np.float32(0.0)
         for c in range(channels):
@@ -94,9 +100,10 @@ def _reverb_kernel(block, combs, comb_sizes, comb_pos, comb_last, allpasses, ap_
                 out_l = acc
             else:
                 out_r = acc
-        dry = _next_value(sm, _DRY)
-        wet1 = _next_value(sm, _WET1)
-        wet2 = _next_value(sm, _WET2)
+        if ramping:
+            dry = _next_value(sm, _DRY)
+            wet1 = _next_value(sm, _WET1)
+            wet2 = _next_value(sm, _WET2)
         if channels == 2:
             left = block[0, i]
             right = block[1, i]
