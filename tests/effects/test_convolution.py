@@ -1,0 +1,153 @@
+"""Convolution: normalisation, agreement with direct convolution, streaming, IR files and resampling."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import soundfile
+
+from _audio import SR, diff_db, music, noise, process_in_blocks, speech
+from stompbox import Convolution
+
+
+def decaying_ir(seconds: float, channels: int = 1, seed: int = 3) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    n = int(seconds * SR)
+    return (rng.standard_normal((channels, n)) * np.exp(-np.arange(n) / n * 6)).astype(np.float32)
+
+
+def direct(x: np.ndarray, ir: np.ndarray, mix: float = 1.0) -> np.ndarray:
+    """np.convolve per channel, with the 0.125 / ||h||_2 normalisation (loudest IR channel)."""
+    ir64 = ir.astype(np.float64)
+    gain = 0.125 / np.sqrt(np.max(np.sum(ir64**2, axis=1)))
+    wet = np.stack([np.convolve(x[c], ir64[c % ir.shape[0]])[: x.shape[1]] for c in range(x.shape[0])]) * gain
+    return (1 - mix) * x + mix * wet
+
+
+def test_unit_impulse_gives_one_eighth():
+    x = music(0.3)
+    ir = np.zeros(64, np.float32)
+    ir[0] = 1.0
+    np.testing.assert_allclose(Convolution(ir, sample_rate=SR)(x, SR), 0.125 * x, atol=1e-7)
+    ir[0] = 4.0  # the normalisation removes the IR's own gain
+    np.testing.assert_allclose(Convolution(ir, sample_rate=SR)(x, SR), 0.125 * x, atol=1e-7)
+
+
+def test_delayed_impulse_delays():
+    x = music(0.3)
+    ir = np.zeros(3000, np.float32)
+    ir[2500] = -2.0
+    y = Convolution(ir, sample_rate=SR)(x, SR)
+    np.testing.assert_allclose(y[:, 2500:], -0.125 * x[:, :-2500], atol=1e-7)
+    assert np.max(np.abs(y[:, :2500])) < 1e-7
+
+
+@pytest.mark.parametrize("seconds", [0.001, 0.05, 0.4, 1.0])
+@pytest.mark.parametrize("signal", ["music", "speech"])
+def test_matches_direct_convolution(seconds, signal):
+    x = music(1.0) if signal == "music" else speech(1.0)
+    ir = decaying_ir(seconds)
+    assert diff_db(Convolution(ir, sample_rate=SR)(x, SR), direct(x, ir)) < -100
+
+
+def test_stereo_ir():
+    x = music(0.5)
+    ir = decaying_ir(0.1, channels=2)
+    assert diff_db(Convolution(ir, sample_rate=SR)(x, SR), direct(x, ir)) < -100
+    # mono input uses the first IR channel, normalised by the loudest channel
+    assert diff_db(Convolution(ir, sample_rate=SR)(x[:1], SR), direct(x[:1], ir)) < -100
+    # an IR given channels-last is read the same way
+    np.testing.assert_array_equal(Convolution(ir.T.copy(), sample_rate=SR).impulse_response, ir)
+
+
+def test_mix_is_linear():
+    x = music(0.5)
+    ir = decaying_ir(0.05)
+    assert diff_db(Convolution(ir, mix=0.3, sample_rate=SR)(x, SR), direct(x, ir, 0.3)) < -100
+    np.testing.assert_array_equal(Convolution(ir, mix=0.0, sample_rate=SR)(x, SR), x)
+
+
+@pytest.mark.parametrize("block", [1, 7, 512, 8192])
+def test_block_size_invariance(block):
+    x = music(0.12 if block == 1 else 0.6)
+    ir = decaying_ir(0.1, channels=2)
+    whole = Convolution(ir, sample_rate=SR)(x, SR)
+    np.testing.assert_allclose(process_in_blocks(Convolution(ir, sample_rate=SR), x, SR, block), whole, atol=1e-6)
+
+
+def test_irregular_blocks_and_zero_latency():
+    x = music(0.5)
+    ir = decaying_ir(0.2)
+    plugin = Convolution(ir, sample_rate=SR)
+    plugin(x[:, :0], SR, reset=False)  # an empty block fixes the channel layout
+    sizes = [1, 100, 2047, 3, 4096, 5000, 64, 10000]
+    pieces, start = [], 0
+    for size in sizes:
+        pieces.append(plugin(x[:, start : start + size], SR, reset=False))
+        assert pieces[-1].shape[1] == min(size, x.shape[1] - start)  # no latency: every call returns all samples
+        start += size
+    pieces.append(plugin(x[:, start:], SR, reset=False))
+    assert plugin.latency_samples == 0
+    assert diff_db(np.concatenate(pieces, axis=1), direct(x, ir)) < -100
+
+
+def test_tail_continues_with_reset_false():
+    ir = decaying_ir(0.3)
+    plugin = Convolution(ir, sample_rate=SR)
+    x = noise(0.2, channels=1)
+    head = plugin(x, SR, reset=False)
+    tail = plugin(np.zeros((1, SR // 2), np.float32), SR, reset=False)
+    full = direct(np.concatenate([x, np.zeros((1, SR // 2), np.float32)], axis=1), ir)
+    assert diff_db(np.concatenate([head, tail], axis=1), full) < -100
+    assert np.max(np.abs(tail)) > 1e-3
+
+
+def test_ir_file(tmp_path):
+    ir = decaying_ir(0.05, channels=2)
+    path = tmp_path / "room.wav"
+    soundfile.write(path, ir.T, SR, subtype="FLOAT")
+    plugin = Convolution(str(path))
+    assert plugin.impulse_response_filename == str(path)
+    assert plugin.impulse_response is None
+    assert "impulse_response_filename=" in repr(plugin)
+    x = music(0.3)
+    assert diff_db(plugin(x, SR), direct(x, ir)) < -100
+    assert diff_db(Convolution(path)(x, SR), direct(x, ir)) < -100  # os.PathLike works too
+
+
+def test_ir_is_resampled_to_the_stream_rate():
+    ir = np.zeros(200, np.float32)
+    ir[50] = 1.0
+    x = np.zeros(2000, np.float32)
+    x[0] = 1.0
+    y = Convolution(ir, sample_rate=SR / 2)(x, SR)
+    # the impulse moves to sample 100 at the doubled rate, and the resampled IR is normalised to 0.125
+    assert abs(int(np.argmax(np.abs(y))) - 100) <= 1
+    assert np.sqrt(np.sum(y.astype(np.float64) ** 2)) == pytest.approx(0.125, rel=1e-4)
+
+
+def test_errors():
+    ir = np.ones(10, np.float32)
+    with pytest.raises(RuntimeError, match="sample_rate must be provided"):
+        Convolution(ir)
+    with pytest.raises(RuntimeError, match="Unable to load impulse response: /nonexistent/ir.wav"):
+        Convolution("/nonexistent/ir.wav")
+    with pytest.raises(TypeError):
+        Convolution(np.ones(10, np.int16), sample_rate=SR)
+    with pytest.raises(ValueError):
+        Convolution(ir, mix=1.5, sample_rate=SR)
+    plugin = Convolution(ir, sample_rate=SR)
+    with pytest.raises(ValueError):
+        plugin.mix = -0.5
+
+
+def test_properties_and_repr():
+    ir = np.ones((2, 12345), np.float32)
+    plugin = Convolution(ir, mix=0.5, sample_rate=SR)
+    assert repr(plugin).startswith(
+        "<stompbox.Convolution impulse_response=<12345 samples of 2-channel audio at 44100 Hz> mix=0.5"
+    )
+    np.testing.assert_array_equal(plugin.impulse_response, ir)
+    assert plugin.impulse_response_filename is None
+    assert plugin.mix == 0.5
+    assert Convolution(ir.astype(np.float64), sample_rate=SR).impulse_response.dtype == np.float32
