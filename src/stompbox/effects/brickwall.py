@@ -220,11 +220,5 @@ class BrickwallLimiter(Plugin):
             self._pos = _limit(block, self._ring, self._pos, peaks, False, self._state, self._ceiling, self._release)
         return block
 
-    def _repr_params(self) -> str:
-        return (
-            f" ceiling_db={self.ceiling_db:g} release_ms={self.release_ms:g} lookahead_ms={self.lookahead_ms:g}"
-            f" true_peak={bool(self.true_peak)}"
-        )
-
 
 _NO_PEAKS = np.zeros(0, np.float64)
