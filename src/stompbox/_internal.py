@@ -5,6 +5,8 @@ They exercise the engine's latency compensation and block handling; they are not
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .core.params import Param
@@ -42,3 +44,138 @@ class AddLatency(Plugin):
         n = block.shape[1]
         self._line = joined[:, n:]
         return np.ascontiguousarray(joined[:, :n])
+
+
+class FixedSizeBlockTestPlugin(Plugin):
+    """An identity whose inner processing only ever sees blocks of exactly ``expected_block_size`` samples.
+
+    Input is collected into fixed blocks (:class:`stompbox.effects.resample.FixedBlockAdapter`), which costs
+    ``expected_block_size - 1`` samples of latency; ``process`` compensates it, so the output equals the input
+    for any ``buffer_size``.
+
+    Parameters
+    ----------
+    expected_block_size : int
+        Block size seen by the inner processing (>= 1, default 160).
+    """
+
+    expected_block_size = Param(160, minimum=1, kind=int, unit="samples", doc="inner block size")
+
+    def __init__(self, expected_block_size: int = 160) -> None:
+        super().__init__(expected_block_size=expected_block_size)
+        self._pipeline: Any = None
+        self.blocks_seen: set[int] = set()
+
+    def _prepare(self, sample_rate: float, num_channels: int) -> None:
+        self._channels = num_channels
+
+    def _inner(self, block: np.ndarray) -> np.ndarray:
+        if block.shape[1] != self.expected_block_size:  # the contract this plugin exists to check
+            raise RuntimeError(f"expected a block of {self.expected_block_size} samples, got {block.shape[1]}")
+        self.blocks_seen.add(block.shape[1])
+        return block
+
+    def _update(self) -> None:
+        from .effects.resample import AlignedPipeline, FixedBlockAdapter
+
+        stage = FixedBlockAdapter(self.expected_block_size, self._channels, self._inner)
+        self._pipeline = AlignedPipeline([stage], self._channels)
+
+    def _reset_state(self) -> None:
+        if self._pipeline is not None:
+            self._pipeline.reset()
+
+    @property
+    def latency_samples(self) -> int:
+        return self._pipeline.latency if self._pipeline is not None else 0
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        return self._pipeline.process(block)
+
+
+class ForceMonoTestPlugin(Plugin):
+    """Replace every channel by the mean of all channels (mono input is unchanged)."""
+
+    _stateful = False
+
+    def __init__(self) -> None:
+        super().__init__()
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        if block.shape[0] > 1:
+            block[...] = block.mean(axis=0, keepdims=True, dtype=np.float32)
+        return block
+
+
+class PrimeWithSilenceTestPlugin(AddLatency):
+    """Primes its (identity) inner processing with ``expected_silent_samples`` of silence after each reset.
+
+    The silence comes out first, so the output is the input delayed by that many samples, reported as latency
+    and compensated by ``process``: the output equals the input.
+
+    Parameters
+    ----------
+    expected_silent_samples : int
+        Samples of silence pushed through first (>= 0, default 160).
+    """
+
+    samples = Param(160, minimum=0, kind=int, unit="samples", doc="samples of silence primed after a reset")
+
+    def __init__(self, expected_silent_samples: int = 160) -> None:
+        Plugin.__init__(self, samples=expected_silent_samples)
+
+    @property
+    def expected_silent_samples(self) -> int:
+        """Samples of silence primed after a reset."""
+        return int(self.samples)
+
+    @expected_silent_samples.setter
+    def expected_silent_samples(self, value: int) -> None:
+        self.samples = value
+
+
+def _resample_with_latency() -> type:
+    from .effects.resample import Resample
+    from .io.quality import Quality
+
+    class ResampleWithLatency(Resample):
+        """:class:`stompbox.Resample` plus ``internal_latency`` samples of extra (reported, compensated) delay.
+
+        Parameters
+        ----------
+        target_sample_rate : float
+            As for ``Resample`` (default 8000 Hz).
+        internal_latency : int
+            Extra delay in samples at the input rate (>= 0, default 1024).
+        quality : Resample.Quality
+            As for ``Resample`` (default ``WindowedSinc32``).
+        """
+
+        internal_latency = Param(1024, minimum=0, kind=int, unit="samples", doc="extra delay")
+
+        def __init__(
+            self,
+            target_sample_rate: float = 8000.0,
+            internal_latency: int = 1024,
+            quality: Quality = Quality.WindowedSinc32,
+        ) -> None:
+            Plugin.__init__(
+                self, target_sample_rate=target_sample_rate, internal_latency=internal_latency, quality=quality
+            )
+            self._pipeline = None
+            self._config = None
+
+        @property
+        def _extra_latency(self) -> int:  # type: ignore[override]
+            return int(self.internal_latency)
+
+    ResampleWithLatency.__module__ = __name__
+    return ResampleWithLatency
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ResampleWithLatency":  # built on first use, so importing this module stays light
+        cls = _resample_with_latency()
+        globals()[name] = cls
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
