@@ -87,6 +87,7 @@ class Vst3Instance:
         self.active = False
         self.processing = False
         self.setup: tuple[float, int, int] | None = None
+        self.pending: dict[int, float] = {}
 
         component = module.create(info.cid, abi.ICOMPONENT_IID, "IComponent")
         if component is None:
@@ -110,7 +111,6 @@ class Vst3Instance:
         self.out_changes = ParameterChanges()
         self.events = EventList()
         self._objects += [self.in_changes, self.out_changes, self.events]
-        self.pending: dict[int, float] = {}
         self._data = abi.ProcessData()
         self._context = abi.ProcessContext()
         self._process_fn = processor.bind("process")
@@ -398,6 +398,27 @@ class Vst3Instance:
         return float(self.controller.normalizedParamToPlain(pid, float(value))) if self.controller else value
 
     # ------------------------------------------------------------------ state
+    def commit_parameters(self) -> None:
+        """Deliver pending parameter changes to the processor now.
+
+        VST3 parameter changes reach the audio component only inside ``process()``, so a state read right
+        after setting parameters would miss them. One sample of silence is processed to deliver them; when
+        the plugin was not set up for a stream, it is set up at 44.1 kHz with its default channel count and
+        stopped again afterwards.
+        """
+        if not self.pending:
+            return
+        was = self.setup
+        if was is None:
+            _, channels = self.main_bus_channels()
+            self.configure(44100.0, max(1, channels or 2), 512)
+        if self.main_in is not None:
+            self.main_in[:, :1] = 0.0
+        self.process(1)
+        if was is None:
+            self.stop()
+            self.setup = None
+
     def _read_state(self, target: abi.ComPtr) -> bytes:
         stream = MemoryStream()
         try:
@@ -408,6 +429,7 @@ class Vst3Instance:
             stream.dispose()
 
     def get_component_state(self) -> bytes:
+        self.commit_parameters()
         return self._read_state(self.component)
 
     def get_controller_state(self) -> bytes:
