@@ -33,6 +33,14 @@ def test_unit_impulse_gives_one_eighth():
     np.testing.assert_allclose(Convolution(ir, sample_rate=SR)(x, SR), 0.125 * x, atol=1e-7)
 
 
+def test_near_silent_ir_is_not_normalised():
+    x = music(0.2)
+    ir = np.zeros(16, np.float32)
+    ir[0] = 5e-5  # sum of squares 2.5e-9 < 1e-8: used as it is
+    np.testing.assert_allclose(Convolution(ir, sample_rate=SR)(x, SR), 5e-5 * x, rtol=1e-5, atol=1e-10)
+    assert np.all(Convolution(np.zeros(16, np.float32), sample_rate=SR)(x, SR) == 0.0)
+
+
 def test_delayed_impulse_delays():
     x = music(0.3)
     ir = np.zeros(3000, np.float32)

@@ -22,6 +22,8 @@ from ..core.plugin import Plugin
 
 #: JUCE's impulse-response normalisation: the IR is scaled so that its loudest channel has this L2 norm
 NORMALISED_NORM = 0.125
+#: an IR whose loudest channel's sum of squares is below this is used as it is (not normalised)
+QUIET_SUM_OF_SQUARES = 1e-8
 #: partial blocks up to this length use direct convolution for the IR's first partition
 _DIRECT_MAX = 32
 
@@ -92,7 +94,8 @@ class Convolution(Plugin):
     """Convolve the audio with an impulse response (a room, a speaker cabinet, any linear filter).
 
     The impulse response is normalised as pedalboard (JUCE) does: scaled by ``0.125 / ||h||_2`` where
-    ``||h||_2`` is the L2 norm of its loudest channel, so a unit impulse gives ``0.125 * x``. It is resampled
+    ``||h||_2`` is the L2 norm of its loudest channel, so a unit impulse gives ``0.125 * x``; a near-silent IR
+    (sum of squares below 1e-8) is used unscaled. It is resampled
     (with soxr) to the sample rate of the audio being processed. A mono IR is applied to every channel; a
     stereo IR applies its channels to the left and right channels (channel ``c`` uses IR channel
     ``c % ir_channels``; mono input uses the first). There is no latency, and the output does not depend on the
@@ -196,8 +199,9 @@ class Convolution(Plugin):
             if ir.shape[1] == 0:
                 ir = np.zeros((ir.shape[0], 1), np.float32)
         ir = ir.astype(np.float64)
-        peak_norm = float(np.sqrt(np.max(np.sum(ir * ir, axis=1))))
-        ir *= NORMALISED_NORM / peak_norm if peak_norm > 0 else 0.0
+        energy = float(np.max(np.sum(ir * ir, axis=1)))
+        if energy >= QUIET_SUM_OF_SQUARES:
+            ir *= NORMALISED_NORM / np.sqrt(energy)
         rows = ir[np.arange(num_channels) % ir.shape[0]]  # the IR channel each input channel uses
         length = rows.shape[1]
         size = 1 << max(6, min(11, (length - 1).bit_length()))
