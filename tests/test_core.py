@@ -345,3 +345,11 @@ def test_a_non_finite_block_does_not_poison_the_stream():
     plugin(bad, SR, reset=False)  # the NaN is still inside the delay line after this call...
     after = plugin(x, SR, reset=False)
     assert np.all(np.isfinite(after))  # ...but the state was cleared because the block's output was not finite
+
+
+def test_latency_raised_mid_stream_is_withheld_too():
+    plugin = AddLatency(10)
+    x = noise(0.01)
+    assert plugin(x, SR, reset=False).shape[1] == x.shape[1] - 10
+    plugin.samples = 25  # 15 more samples of latency: the stream as a whole now withholds 25
+    assert plugin(x, SR, reset=False).shape[1] == x.shape[1] - 15

@@ -106,6 +106,7 @@ class PluginContainer(Plugin):
             return True
         self._reset_own()
         self._withheld = 0
+        self._latency_seen = self.latency_samples
         return False
 
     def _reset_own(self) -> None:

@@ -71,6 +71,7 @@ class Plugin:
         self._format: tuple[float, int] | None = None
         self._layout_hint: tuple[str, int] | None = None
         self._withheld = 0
+        self._latency_seen = 0
         self._dirty = True
         for name, param in self._params.items():
             self._values[name] = param.coerce(param.default)
@@ -143,7 +144,7 @@ class Plugin:
             self._update()
             self._dirty = False
         self._reset_state()
-        self._withheld = self.latency_samples
+        self._withheld = self._latency_seen = self.latency_samples
 
     def _step(self, block: np.ndarray) -> np.ndarray:
         """Process one block with up-to-date coefficients (what containers call on their children).
@@ -245,6 +246,10 @@ class Plugin:
         way), processed there, and copied to the output: one pass over main memory in, one out.
         """
         channels, frames = audio.shape
+        latency = self.latency_samples
+        if latency != self._latency_seen:  # a parameter changed the latency mid-stream: withhold the difference
+            self._withheld = max(0, self._withheld + latency - self._latency_seen)
+            self._latency_seen = latency
         total = frames + (self._withheld if flush else 0)
         if total <= block_size:
             output = np.zeros((channels, total), np.float32)
