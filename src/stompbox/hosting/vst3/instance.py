@@ -114,6 +114,7 @@ class Vst3Instance:
         self._data = abi.ProcessData()
         self._context = abi.ProcessContext()
         self._process_fn = processor.bind("process")
+        self._processor_ptr = processor.ptr
         self._data_ref = byref(self._data)
 
     # ------------------------------------------------------------------ setup
@@ -327,26 +328,33 @@ class Vst3Instance:
 
     # ------------------------------------------------------------------ processing
     def flush_parameters(self) -> None:
-        """Put pending parameter changes into the next block's input changes."""
-        self.in_changes.clear()
+        """Put pending parameter changes into the next block's input changes (none: a NULL pointer, which
+        saves the plugin a call back into Python)."""
+        changes = self.in_changes
+        changes.clear()
         if self.pending:
             for pid, value in self.pending.items():
-                self.in_changes.add(pid).points = [(0, value)]
+                changes.add(pid).points = [(0, value)]
             self.pending.clear()
+            self._data.inputParameterChanges = changes.ptr
+        else:
+            self._data.inputParameterChanges = None
 
     def process(self, n: int) -> int:
         """Run one block of ``n`` frames from ``main_in`` into ``main_out`` (plus the event list)."""
         self.flush_parameters()
-        self.out_changes.clear()
+        out_changes = self.out_changes
+        if out_changes.queues:
+            out_changes.clear()
         self._data.numSamples = n
-        result = self._process_fn(self.component_processor_ptr, self._data_ref)
-        self.in_changes.clear()
-        self.events.clear()
+        result = self._process_fn(self._processor_ptr, self._data_ref)
+        if self.events.events:
+            self.events.clear()
         ctx = self._context
         ctx.projectTimeSamples += n
         ctx.continousTimeSamples += n
-        if self.out_changes.queues and self.controller is not None:
-            for queue in self.out_changes.queues:
+        if out_changes.queues and self.controller is not None:
+            for queue in out_changes.queues:
                 if queue.points:
                     self.controller.setParamNormalized(queue.param_id, queue.points[-1][1])
         return result

@@ -109,6 +109,8 @@ class VST3Plugin(ExternalPlugin):
         self._initialization_timeout = float(initialization_timeout)
         self._instance = Vst3Instance(module, info)
         self._latency = 0
+        inst = self._instance
+        self._is_instrument = info.is_instrument or (bool(inst.event_inputs) and not inst.audio_inputs)
         self._loaded = True
         self._set_initial_parameter_values(parameter_values)
 
@@ -152,8 +154,7 @@ class VST3Plugin(ExternalPlugin):
     @property
     def is_instrument(self) -> bool:
         """True for an instrument (sub-category "Instrument", or event input and no audio input)."""
-        inst = self._instance
-        return self._class_info.is_instrument or (bool(inst.event_inputs) and not inst.audio_inputs)
+        return self._is_instrument
 
     @property
     def is_effect(self) -> bool:
@@ -208,17 +209,17 @@ class VST3Plugin(ExternalPlugin):
     def _process(self, block: np.ndarray) -> np.ndarray:
         inst = self._instance
         channels, n = block.shape
-        start = 0
-        while start < n:
+        main_in, main_out = inst.main_in, inst.main_out
+        for start in range(0, n, MAX_BLOCK):
             m = min(MAX_BLOCK, n - start)
-            if inst.main_in is not None:
-                inst.main_in[:channels, :m] = block[:, start : start + m]
+            if main_in is not None:
+                main_in[:channels, :m] = block[:, start : start + m]
             inst.process(m)
-            block[:, start : start + m] = inst.main_out[:channels, :m]
-            start += m
-        if inst.handler.restart_flags & abi.K_LATENCY_CHANGED:
-            inst.handler.restart_flags &= ~abi.K_LATENCY_CHANGED
-            self._latency = inst.latency()
+            block[:, start : start + m] = main_out[:channels, :m]
+        if inst.handler.restart_flags:
+            if inst.handler.restart_flags & abi.K_LATENCY_CHANGED:
+                self._latency = inst.latency()
+            inst.handler.restart_flags = 0
         return block
 
     @property
@@ -252,13 +253,13 @@ class VST3Plugin(ExternalPlugin):
         and start on the sample their timestamp gives.
         """
         if isinstance(input_array, np.ndarray):
-            if self.is_instrument:
+            if self._is_instrument:
                 raise ValueError(
                     f"Plugin '{self.name}' is an instrument: pass MIDI messages, a duration and a sample rate, not "
                     "audio."
                 )
             return super().process(input_array, *args, **kwargs)
-        if not self.is_instrument:
+        if not self._is_instrument:
             raise ValueError(
                 f"Plugin '{self.name}' is an audio effect: pass an audio array and a sample rate, not MIDI messages."
             )
