@@ -31,11 +31,24 @@ def test_every_pedalboard_name_exists(pb):
     assert not missing, f"missing from stompbox: {missing}"
 
 
+def _split_top_level(text: str) -> list[str]:
+    """Split on commas that are not inside brackets."""
+    parts, depth, current = [], 0, ""
+    for char in text:
+        depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    return [*parts, current]
+
+
 def _pybind_signature(pb_class) -> list[tuple[str, str | None]]:
     """Parameter names and default texts from a pybind11 ``__init__`` docstring."""
     doc = (pb_class.__init__.__doc__ or "").strip().splitlines()[0]
     inner = doc[doc.index("(") + 1 : doc.rindex(")")]
-    parts = [p.strip() for p in re.split(r",\s*(?![^\[\]]*\])", inner)][1:]  # drop self
+    parts = [p.strip() for p in _split_top_level(inner)][1:]  # drop self
     result = []
     for part in parts:
         name = part.split(":")[0].strip()
@@ -72,10 +85,13 @@ def _same_default(ours, theirs_text: str | None) -> bool:
         return ours is inspect.Parameter.empty
     if theirs_text == "None":
         return ours is None
+    enum_default = re.fullmatch(r"<\w+\.(\w+): (-?\d+)>", theirs_text)  # pybind11 shows enums as <Mode.LPF12: 0>
+    if enum_default:
+        return getattr(ours, "name", None) == enum_default.group(1) and int(ours) == int(enum_default.group(2))
     try:
         return float(ours) == pytest.approx(float(theirs_text), rel=1e-6)
     except (TypeError, ValueError):
-        return str(theirs_text).rsplit(".", 1)[-1] in str(ours)
+        return False
 
 
 def test_constructor_signatures_match(pb):
