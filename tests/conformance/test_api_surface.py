@@ -85,6 +85,8 @@ def _same_default(ours, theirs_text: str | None) -> bool:
         return ours is inspect.Parameter.empty
     if theirs_text == "None":
         return ours is None
+    if theirs_text in ("True", "False"):
+        return ours is (theirs_text == "True")
     enum_default = re.fullmatch(r"<\w+\.(\w+): (-?\d+)>", theirs_text)  # pybind11 shows enums as <Mode.LPF12: 0>
     if enum_default:
         return getattr(ours, "name", None) == enum_default.group(1) and int(ours) == int(enum_default.group(2))
