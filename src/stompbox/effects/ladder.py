@@ -16,8 +16,9 @@ The model (the one behind JUCE's ``dsp::LadderFilter``, which pedalboard wraps):
 - the cutoff coefficient ``a1`` and the resonance ``k`` glide linearly to new values over 50 ms when a parameter
   changes while a stream is running (no glide after a reset); changing the mode clears the filter's state.
 
-Everything runs in single precision in the same operation order as the reference, so output matches it to
-float rounding. The per-sample loop is one Numba kernel.
+Everything runs in single precision as in the reference (only the operations on the feedback path are
+regrouped, see ``_ladder_pair``), so output matches it to float rounding. The per-sample loop is one Numba
+kernel that runs two channels at a time.
 """
 
 from __future__ import annotations
@@ -55,12 +56,14 @@ _MODE_TAPS: dict[int, tuple[tuple[float, float, float, float, float], float]] = 
 
 
 def _tanh_table() -> np.ndarray:
-    """128 samples of tanh over [-5, 5] (computed in float32) plus a guard point equal to the last."""
+    """128 samples of tanh over [-5, 5] (computed in float32) plus a guard point equal to the last (row 0), and
+    the differences to the next point (row 1), shape (2, 129)."""
     lo, hi = _F(-_LUT_RANGE), _F(_LUT_RANGE)
     i = np.arange(_LUT_POINTS, dtype=np.float32)
     x = lo + ((hi - lo) * i) / _F(_LUT_POINTS - 1)
-    table = np.tanh(np.clip(x, lo, hi)).astype(np.float32)
-    return np.append(table, table[-1]).astype(np.float32)
+    table = np.append(np.tanh(np.clip(x, lo, hi)).astype(np.float32), np.float32(0))
+    table[-1] = table[-2]
+    return np.stack([table, np.append(table[1:] - table[:-1], np.float32(0))]).astype(np.float32)
 
 
 _TABLE = _tanh_table()
@@ -72,7 +75,15 @@ def _ladder_pair(left, right, sl, sr, lut, p, smooth, counts):  # pragma: no cov
     independent, so the CPU overlaps them). ``sl``/``sr`` are the channels' five states, updated in place.
 
     The saturator, written out four times below, is ``tanh`` from a table: clamp to [-5, 5], then linear
-    interpolation between 128 points; NaN stays NaN (and never indexes the table).
+    interpolation between 128 points (``lut[0]`` the values, ``lut[1]`` the slopes to the next point); NaN
+    stays NaN and never indexes the table.
+
+    The recursion is the reference's, with the operations on the sample-to-sample feedback path regrouped to
+    shorten it: the table index of the fed-back stage is ``(drive2 * scale) * s4 + offset``, the ladder input
+    is ``dx * (1 - 4k comp) + (-4k gain2) * sat(s4)``, and the last stage is
+    ``e = pe + b0 (pd + b0 (pc + b0 pb)) + b0**4 a`` (the four stages unrolled, where ``pb = b1 s0 + a1 s1``
+    etc. come from the previous sample). This changes float32 rounding only (output within -78 dB of
+    pedalboard's in every conformance case, as before the regrouping) and makes it ~1.5x faster.
 
     Returns the glide state after the block: ``(cutoff_now, res_now, cutoff_steps_left, res_steps_left)``.
     """
@@ -82,7 +93,6 @@ def _ladder_pair(left, right, sl, sr, lut, p, smooth, counts):  # pragma: no cov
     offset = p[_LUT_OFFSET]
     drive = p[_DRIVE]
     gain = p[_GAIN]
-    drive2 = p[_DRIVE2]
     gain2 = p[_GAIN2]
     comp = p[_COMP]
     t0 = p[_TAPS]
@@ -95,6 +105,11 @@ def _ladder_pair(left, right, sl, sr, lut, p, smooth, counts):  # pragma: no cov
     minus1 = p[_MINUS1]
     b0c = p[_B0C]
     b1c = p[_B1C]
+    fb_scale = p[_DRIVE2] * scale
+    index_lo = scale * lo + offset
+    index_hi = scale * hi + offset
+    values = lut[0]
+    slopes = lut[1]
     cut = smooth[0]
     res = smooth[3]
     cut_left = counts[0]
@@ -105,7 +120,10 @@ def _ladder_pair(left, right, sl, sr, lut, p, smooth, counts):  # pragma: no cov
     g = a1 * minus1 + one
     b0 = g * b0c
     b1 = g * b1c
+    b04 = (b0 * b0) * (b0 * b0)
     k4 = res * minus4
+    kd = one - k4 * comp
+    kf = k4 * gain2
     for i in range(left.shape[0]):
         if cut_left > 0:
             cut_left -= 1
@@ -114,12 +132,15 @@ def _ladder_pair(left, right, sl, sr, lut, p, smooth, counts):  # pragma: no cov
             g = a1 * minus1 + one
             b0 = g * b0c
             b1 = g * b1c
+            b04 = (b0 * b0) * (b0 * b0)
         if res_left > 0:
             res_left -= 1
             res = res + smooth[5] if res_left > 0 else smooth[4]
             k4 = res * minus4
+            kd = one - k4 * comp
+            kf = k4 * gain2
 
-        # saturated inputs (left, right)
+        # saturated inputs (left, right): not on the feedback path
         v = drive * left[i]
         w = drive * right[i]
         if v < lo:
@@ -134,45 +155,49 @@ def _ladder_pair(left, right, sl, sr, lut, p, smooth, counts):  # pragma: no cov
         w = scale * w + offset
         j = int(v) if v == v else 0
         m = int(w) if w == w else 0
-        v = v - np.float32(j)
-        w = w - np.float32(m)
-        dl = gain * (lut[j] + v * (lut[j + 1] - lut[j]))
-        dr = gain * (lut[m] + w * (lut[m + 1] - lut[m]))
+        dl = gain * (values[j] + (v - np.float32(j)) * slopes[j])
+        dr = gain * (values[m] + (w - np.float32(m)) * slopes[m])
 
         # saturated feedback from the last stage
-        v = drive2 * l4
-        w = drive2 * r4
-        if v < lo:
-            v = lo
-        elif v > hi:
-            v = hi
-        if w < lo:
-            w = lo
-        elif w > hi:
-            w = hi
-        v = scale * v + offset
-        w = scale * w + offset
+        v = fb_scale * l4 + offset
+        w = fb_scale * r4 + offset
+        if v < index_lo:
+            v = index_lo
+        elif v > index_hi:
+            v = index_hi
+        if w < index_lo:
+            w = index_lo
+        elif w > index_hi:
+            w = index_hi
         j = int(v) if v == v else 0
         m = int(w) if w == w else 0
-        v = v - np.float32(j)
-        w = w - np.float32(m)
-        fl = lut[j] + v * (lut[j + 1] - lut[j])
-        fr = lut[m] + w * (lut[m + 1] - lut[m])
+        fl = values[j] + (v - np.float32(j)) * slopes[j]
+        fr = values[m] + (w - np.float32(m)) * slopes[m]
 
-        al = dl + k4 * (gain2 * fl - dl * comp)
-        ar = dr + k4 * (gain2 * fr - dr * comp)
-        bl = b1 * l0 + a1 * l1 + b0 * al
-        br = b1 * r0 + a1 * r1 + b0 * ar
-        cl = b1 * l1 + a1 * l2 + b0 * bl
-        cr = b1 * r1 + a1 * r2 + b0 * br
-        el = b1 * l2 + a1 * l3 + b0 * cl
-        er = b1 * r2 + a1 * r3 + b0 * cr
-        l4 = b1 * l3 + a1 * l4 + b0 * el
-        r4 = b1 * r3 + a1 * r4 + b0 * er
-        l0, l1, l2, l3 = al, bl, cl, el
-        r0, r1, r2, r3 = ar, br, cr, er
-        left[i] = al * t0 + bl * t1 + cl * t2 + el * t3 + l4 * t4
-        right[i] = ar * t0 + br * t1 + cr * t2 + er * t3 + r4 * t4
+        # the parts of the four stages that come from the previous sample
+        pbl = b1 * l0 + a1 * l1
+        pbr = b1 * r0 + a1 * r1
+        pcl = b1 * l1 + a1 * l2
+        pcr = b1 * r1 + a1 * r2
+        pdl = b1 * l2 + a1 * l3
+        pdr = b1 * r2 + a1 * r3
+        qel = b1 * l3 + a1 * l4 + b0 * (pdl + b0 * (pcl + b0 * pbl))
+        qer = b1 * r3 + a1 * r4 + b0 * (pdr + b0 * (pcr + b0 * pbr))
+
+        al = dl * kd + kf * fl
+        ar = dr * kd + kf * fr
+        l4 = qel + b04 * al
+        r4 = qer + b04 * ar
+        l0 = al
+        r0 = ar
+        l1 = pbl + b0 * al
+        r1 = pbr + b0 * ar
+        l2 = pcl + b0 * l1
+        r2 = pcr + b0 * r1
+        l3 = pdl + b0 * l2
+        r3 = pdr + b0 * r2
+        left[i] = l0 * t0 + l1 * t1 + l2 * t2 + l3 * t3 + l4 * t4
+        right[i] = r0 * t0 + r1 * t1 + r2 * t2 + r3 * t3 + r4 * t4
     sl[0], sl[1], sl[2], sl[3], sl[4] = l0, l1, l2, l3, l4
     sr[0], sr[1], sr[2], sr[3], sr[4] = r0, r1, r2, r3, r4
     return cut, res, cut_left, res_left
