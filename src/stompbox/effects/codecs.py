@@ -364,7 +364,7 @@ class GSMFullRateCompressor(Plugin):
         stages = [
             FunctionStage(_mono, self._sr),
             StreamResampler(self._sr, GSM_RATE, 1, self.quality),
-            FixedBlockAdapter(GSM_FRAME, 1, self._codec, self._codec.reset, GSM_RATE),
+            FixedBlockAdapter(GSM_FRAME, 1, self._codec, self._codec.reset, GSM_RATE, batch=True),
             StreamResampler(GSM_RATE, self._sr, 1, self.quality),
             FunctionStage(lambda block: np.repeat(block, channels, axis=0), self._sr),
         ]
