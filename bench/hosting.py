@@ -54,7 +54,8 @@ def main() -> None:
     seconds = 60
     audio = (rng.standard_normal((1, SR * seconds)) * 0.2).astype(np.float32)
     block = np.ascontiguousarray(audio[:, :512])
-    print(f"{'plugin':10s} {'stompbox x rt':>14s} {'pedalboard x rt':>16s} {'ratio':>6s} {'sb us/512':>10s} {'pb us/512':>10s}")
+    header = ("plugin", "stompbox x rt", "pedalboard x rt", "ratio", "sb us/512", "pb us/512")
+    print("{:10s} {:>14s} {:>16s} {:>6s} {:>10s} {:>10s}".format(*header))
     for name in PLUGINS:
         path = f"/usr/lib/vst3/{name}.vst3"
         if not os.path.exists(path):
@@ -70,7 +71,9 @@ def main() -> None:
                 f"{call_s * 1e6:10.1f} {call_p * 1e6:10.1f}"
             )
         else:
-            print(f"{name:10s} {seconds / whole_s:14.0f} {'-':>16s} {'-':>6s} {call_s * 1e6:10.1f} {'-':>10s}")
+            print(
+                f"{name:10s} {seconds / whole_s:14.0f} {'-':>16s} {'-':>6s} {call_s * 1e6:10.1f} {'-':>10s}"
+            )
 
 
 if __name__ == "__main__":

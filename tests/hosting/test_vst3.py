@@ -8,10 +8,10 @@ import glob
 import os
 import pickle
 
-import _audio
 import numpy as np
 import pytest
 
+import _audio
 import stompbox
 from stompbox.hosting import AudioProcessorParameter, ExternalPlugin, find_plugins, load_plugin
 from stompbox.hosting.vst3 import VST3Plugin
@@ -19,7 +19,9 @@ from stompbox.hosting.vst3 import state as vst3_state
 
 VST3_DIR = "/usr/lib/vst3"
 ZAM = sorted(glob.glob(f"{VST3_DIR}/Zam*.vst3") + glob.glob(f"{VST3_DIR}/ZaM*.vst3"))
-needs_zam = pytest.mark.skipif(not os.path.isdir(f"{VST3_DIR}/ZamComp.vst3"), reason="zam-plugins not installed")
+needs_zam = pytest.mark.skipif(
+    not os.path.isdir(f"{VST3_DIR}/ZamComp.vst3"), reason="zam-plugins not installed"
+)
 SR = 44100
 
 
@@ -105,7 +107,8 @@ def test_channel_mismatch_is_a_value_error():
     assert np.all(np.isfinite(y))
 
 
-# ---------------------------------------------------------------------------------------------------- parameters
+# ----------------------------------------------------------------------------------------------------
+# parameters
 @needs_zam
 def test_parameter_names_types_and_ranges():
     p = zam("ZamComp")
@@ -274,7 +277,11 @@ def test_midi_message_forms_and_timing():
         duration=1.0,
         sample_rate=48000,
     )
-    assert events == [(0, bytes([0x90, 64, 90])), (24000, bytes([0x90, 60, 100])), (36000, bytes([0x80, 60, 0]))]
+    assert events == [
+        (0, bytes([0x90, 64, 90])),
+        (24000, bytes([0x90, 60, 100])),
+        (36000, bytes([0x80, 60, 0])),
+    ]
     with pytest.raises(TypeError):
         read_midi_messages([object()], 1.0, SR)
     with pytest.raises(TypeError):
@@ -306,7 +313,12 @@ def test_event_list_through_the_c_interface():
             ev = abi.Event()
             assert get(events.ptr, i, ctypes.byref(ev)) == abi.K_RESULT_OK
             got.append(ev)
-        assert (got[0].type, got[0].sampleOffset, got[0].noteOn.channel, got[0].noteOn.pitch) == (0, 17, 1, 69)
+        assert (got[0].type, got[0].sampleOffset, got[0].noteOn.channel, got[0].noteOn.pitch) == (
+            0,
+            17,
+            1,
+            69,
+        )
         assert got[0].noteOn.velocity == pytest.approx(1.0)
         assert (got[1].type, got[1].sampleOffset, got[1].noteOff.pitch) == (1, 300, 69)
         assert got[1].noteOff.velocity == pytest.approx(64 / 127)
@@ -319,16 +331,21 @@ def test_event_list_through_the_c_interface():
 
 
 def test_memory_stream_through_the_c_interface():
-    from stompbox.hosting.vst3.hostobjs import MemoryStream
-
     from stompbox.hosting.vst3 import abi
+    from stompbox.hosting.vst3.hostobjs import MemoryStream
 
     stream = MemoryStream(b"hello world")
     try:
         vtable = ctypes.cast(stream.ptr, ctypes.POINTER(ctypes.POINTER(ctypes.c_void_p))).contents
-        read = abi.proto(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_int32))(vtable[3])
-        write = abi.proto(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_int32))(vtable[4])
-        seek = abi.proto(ctypes.c_int32, ctypes.c_int64, ctypes.c_int32, ctypes.POINTER(ctypes.c_int64))(vtable[5])
+        read = abi.proto(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_int32))(
+            vtable[3]
+        )
+        write = abi.proto(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_int32))(
+            vtable[4]
+        )
+        seek = abi.proto(ctypes.c_int32, ctypes.c_int64, ctypes.c_int32, ctypes.POINTER(ctypes.c_int64))(
+            vtable[5]
+        )
         buf = ctypes.create_string_buffer(32)
         n = ctypes.c_int32()
         assert read(stream.ptr, buf, 5, ctypes.byref(n)) == 0 and n.value == 5 and buf.raw[:5] == b"hello"

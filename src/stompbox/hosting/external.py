@@ -27,7 +27,7 @@ SEARCH_STEPS = 1000
 
 
 def strip_float_suffixes(text: Any, si_prefixes: bool = True) -> Any:
-    """Remove unit suffixes that numbers are commonly printed with ("400 Hz" -> "400", "3 kHz" -> "3000.0")."""
+    """Remove the unit suffixes numbers are printed with ("400 Hz" -> "400", "3 kHz" -> "3000.0")."""
     if not isinstance(text, str):
         return text
     s = text.strip()
@@ -159,7 +159,9 @@ class AudioProcessorParameter:
                 ranges[(start, raw)] = current
                 current, start = text, raw
         if current is None:
-            raise NotImplementedError(f"Plugin parameter '{self.name}' failed to return a valid string for its value.")
+            raise NotImplementedError(
+                f"Plugin parameter '{self.name}' failed to return a valid string for its value."
+            )
         ranges[(start, 1.0)] = current
 
         self.min_value: Any = None
@@ -236,7 +238,7 @@ class AudioProcessorParameter:
         return (text or "")[:maximum_string_length]
 
     def get_raw_value_for_text(self, string_value: str) -> float:
-        """The raw value the plugin's parser gives for a text (raises ``ValueError`` if it cannot parse it)."""
+        """The raw value the plugin's parser gives for a text (``ValueError`` if it cannot parse it)."""
         raw = self._plugin._param_raw_for_text(self.index, str(string_value))
         if raw is None:
             raise ValueError(f"Plugin parameter '{self.name}' could not parse {string_value!r}.")
@@ -266,7 +268,8 @@ class AudioProcessorParameter:
             except (TypeError, ValueError):
                 suffix = f" (with the optional suffix '{self.label}')" if self.label else ""
                 raise ValueError(
-                    f"Value received for parameter '{self.python_name}' ({new_value!r}) must be a number or a "
+                    f"Value received for parameter '{self.python_name}' "
+                    f"({new_value!r}) must be a number or a "
                     f"string{suffix}"
                 ) from None
             if number < self.min_value or number > self.max_value:
@@ -289,13 +292,15 @@ class AudioProcessorParameter:
         if self.type is str:
             if not isinstance(new_value, str | int | float | bool):
                 raise ValueError(
-                    f"Value received for parameter '{self.python_name}' ({new_value!r}) should be a string (or "
+                    f"Value received for parameter '{self.python_name}' "
+                    f"({new_value!r}) should be a string (or "
                     f"string-like), but got an object of type: {type(new_value)}"
                 )
             text = str(new_value)
             if text not in self.valid_values:
                 raise ValueError(
-                    f"Value received for parameter '{self.python_name}' ({text!r}) not in list of valid values: "
+                    f"Value received for parameter '{self.python_name}' "
+                    f"({text!r}) not in list of valid values: "
                     f"{self.valid_values}"
                 )
             reported = self._plugin._param_raw_for_text(self.index, text)
@@ -305,7 +310,8 @@ class AudioProcessorParameter:
             return reported
         if not isinstance(new_value, bool | WrappedBool):
             raise ValueError(
-                f"Value received for parameter '{self.python_name}' ({new_value!r}) should be a boolean, but got "
+                f"Value received for parameter '{self.python_name}' "
+                f"({new_value!r}) should be a boolean, but got "
                 f"an object of type: {type(new_value)}"
             )
         return 1.0 if new_value else 0.0
@@ -388,7 +394,8 @@ class ReadOnlyDict(dict):
 
     def __setitem__(self, name: str, value: Any) -> None:
         raise TypeError(
-            "The .parameters dictionary on a Plugin instance returns a read-only dictionary of its parameters. "
+            "The .parameters dictionary on a Plugin instance returns "
+            "a read-only dictionary of its parameters. "
             f"To change a parameter, set the parameter on the plugin directly as an attribute. "
             f"(`my_plugin.{name} = {value}`)"
         )
@@ -455,7 +462,7 @@ class ExternalPlugin(Plugin, ParameterAccess):
         if not isinstance(parameter_values, dict):
             raise TypeError(
                 "Expected a dictionary to be passed to parameter_values, but received a "
-                f"{type(parameter_values).__name__}. (If passing a plugin name, pass \"plugin_name=...\" as a "
+                f'{type(parameter_values).__name__}. (If passing a plugin name, pass "plugin_name=..." as a '
                 "keyword argument instead.)"
             )
         names = self._python_names()

@@ -7,19 +7,23 @@ from collections.abc import Iterable
 from typing import Any
 
 
-def read_midi_messages(messages: Iterable[Any], duration: float, sample_rate: float) -> list[tuple[int, bytes]]:
+def read_midi_messages(
+    messages: Iterable[Any], duration: float, sample_rate: float
+) -> list[tuple[int, bytes]]:
     """``(sample_index, midi_bytes)`` for each message, sorted by time (stable), dropping those after
     ``duration``.
 
     Accepted items: objects with ``.bytes()`` and ``.time`` (``mido.Message``; ``time`` in absolute seconds),
-    ``(bytes, seconds)`` and ``(list[int], seconds)`` tuples. An item that cannot be read raises ``TypeError``.
+    ``(bytes, seconds)`` and ``(list[int], seconds)`` tuples. An item that cannot be read raises
+    ``TypeError``.
     More than 100 messages of which more than 100 share one timestamp raises ``ValueError`` (the times look
     like deltas rather than absolute seconds).
     """
     if duration > sample_rate > 0:
         raise ValueError(
-            f"The duration ({duration}) is longer than the sample rate ({sample_rate}): are you reversing the "
-            "order of the duration and sample_rate arguments? (Expected: midi_messages, duration, sample_rate.)"
+            f"The duration ({duration}) is longer than the sample rate ({sample_rate}): are you "
+            "reversing the order of the duration and sample_rate arguments? (Expected: midi_messages, "
+            "duration, sample_rate.)"
         )
     timed: list[tuple[float, bytes]] = []
     for item in messages:
@@ -32,7 +36,9 @@ def read_midi_messages(messages: Iterable[Any], duration: float, sample_rate: fl
             elif isinstance(raw, list | tuple) and all(isinstance(b, int) and 0 <= b < 256 for b in raw):
                 data = bytes(raw)
             else:
-                raise TypeError(f"Unable to read MIDI message data from {item!r}: expected bytes or a list of ints.")
+                raise TypeError(
+                    f"Unable to read MIDI message data from {item!r}: expected bytes or a list of ints."
+                )
             try:
                 seconds = float(seconds)
             except (TypeError, ValueError):
@@ -49,8 +55,8 @@ def read_midi_messages(messages: Iterable[Any], duration: float, sample_rate: fl
         _, most = Counter(t for t, _ in timed).most_common(1)[0]
         if most > 100:
             raise ValueError(
-                f"{most} MIDI messages share the same timestamp. Timestamps must be absolute, in seconds from the "
-                "start of the buffer (not deltas between messages, as in MIDI files)."
+                f"{most} MIDI messages share the same timestamp. Timestamps must be absolute, in seconds "
+                "from the start of the buffer (not deltas between messages, as in MIDI files)."
             )
     out = []
     for seconds, data in sorted(timed, key=lambda x: x[0]):

@@ -1,7 +1,9 @@
 """The VST3 binary interface, written from the (MIT-licensed) VST3 SDK ``pluginterfaces`` headers.
 
-Only what a host needs: interface ids, the struct layouts that cross the boundary, and a small helper that calls
-a method of a C++ interface through its vtable. On Linux the SDK is built without ``COM_COMPATIBLE``: interface
+Only what a host needs: interface ids, the struct layouts that cross the boundary, and a small helper that
+calls
+a method of a C++ interface through its vtable. On Linux the SDK is built without ``COM_COMPATIBLE``:
+interface
 ids are the four 32-bit words of ``DECLARE_CLASS_IID`` written big-endian, ``tresult`` failure codes are small
 integers (``kNoInterface = -1``), and the structs use natural alignment (``#pragma pack(16)`` on 64-bit).
 """
@@ -133,7 +135,12 @@ class PFactoryInfo(Structure):
 
 
 class PClassInfo(Structure):
-    _fields_ = [("cid", c_uint8 * 16), ("cardinality", c_int32), ("category", c_char * 32), ("name", c_char * 64)]
+    _fields_ = [
+        ("cid", c_uint8 * 16),
+        ("cardinality", c_int32),
+        ("category", c_char * 32),
+        ("name", c_char * 64),
+    ]
 
 
 class PClassInfo2(Structure):
@@ -360,7 +367,11 @@ METHODS: dict[str, list[tuple[str, Any, tuple[Any, ...]]]] = {
         ("createView", c_void_p, (c_void_p,)),
     ],
     "IConnectionPoint": _FUNKNOWN
-    + [("connect", c_int32, (c_void_p,)), ("disconnect", c_int32, (c_void_p,)), ("notify", c_int32, (c_void_p,))],
+    + [
+        ("connect", c_int32, (c_void_p,)),
+        ("disconnect", c_int32, (c_void_p,)),
+        ("notify", c_int32, (c_void_p,)),
+    ],
     "IPluginBase": _FUNKNOWN + _PLUGIN_BASE,
 }
 
@@ -386,8 +397,9 @@ class ComPtr:
         fn = self._bound.get(name)
         if fn is None:
             table = METHODS[self.interface]
-            for index, (method, restype, argtypes) in enumerate(table):
-                if method == name:
+            for index, entry in enumerate(table):  # noqa: B007 (index is used after the loop)
+                if entry[0] == name:
+                    _, restype, argtypes = entry
                     break
             else:
                 raise AttributeError(f"{self.interface} has no method {name}")

@@ -1,6 +1,7 @@
 """Host-side VST3 objects implemented in Python: the objects a plugin calls back into.
 
-Each class gets one C vtable (built once, from ctypes callbacks); each instance is a one-word C struct pointing
+Each class gets one C vtable (built once, from ctypes callbacks); each instance is a one-word C struct
+pointing
 at it. A callback finds its Python object from the ``this`` pointer through a registry. Objects the host owns
 stay registered until :meth:`PyComObject.dispose`; objects a plugin creates through
 ``IHostApplication::createInstance`` (messages, attribute lists) are dropped when their reference count falls
@@ -106,7 +107,8 @@ class PyComObject:
             _REGISTRY.pop(self.ptr, None)
 
 
-# ---------------------------------------------------------------------------------------------------- messages
+# ----------------------------------------------------------------------------------------------------
+# messages
 class AttributeList(PyComObject):
     IIDS = (abi.IATTRIBUTELIST_IID,)
     METHODS = [
@@ -170,7 +172,9 @@ class AttributeList(PyComObject):
         return abi.K_RESULT_OK
 
     def setBinary(self, key: bytes, data: int, size: int) -> int:  # noqa: N802
-        self.values[key] = ctypes.create_string_buffer(ctypes.string_at(data, size) if size else b"", max(size, 1))
+        self.values[key] = ctypes.create_string_buffer(
+            ctypes.string_at(data, size) if size else b"", max(size, 1)
+        )
         self.values[key + b"\0size"] = size
         return abi.K_RESULT_OK
 

@@ -2,7 +2,8 @@
 
 Host sequence (VST3 SDK "Audio Processor Call Sequence"): create the component, ``initialize(host)``, query
 ``IAudioProcessor``; get the edit controller (the component itself, or a separate class named by
-``getControllerClassId``), ``initialize(host)``, connect the two ``IConnectionPoint``s, give the controller the
+``getControllerClassId``), ``initialize(host)``, connect the two ``IConnectionPoint``s, give the controller
+the
 component's state; then per stream format: ``setBusArrangements`` -> ``activateBus`` -> ``setupProcessing`` ->
 ``setActive(true)`` -> ``setProcessing(true)`` -> ``process``... and the reverse to stop.
 """
@@ -88,10 +89,13 @@ class Vst3Instance:
         self.processing = False
         self.setup: tuple[float, int, int] | None = None
         self.pending: dict[int, float] = {}
+        self.values: dict[int, float] = {}
 
         component = module.create(info.cid, abi.ICOMPONENT_IID, "IComponent")
         if component is None:
-            raise PluginLoadError(f"Unable to load plugin {module.path}: the factory could not create {info.name!r}.")
+            raise PluginLoadError(
+                f"Unable to load plugin {module.path}: the factory could not create {info.name!r}."
+            )
         self.component = component
         if component.initialize(self.host.ptr) != abi.K_RESULT_OK:
             component.release()
@@ -99,7 +103,9 @@ class Vst3Instance:
         processor = component.query(abi.IAUDIOPROCESSOR_IID, "IAudioProcessor")
         if processor is None:
             self._terminate_component()
-            raise PluginLoadError(f"Unable to load plugin {module.path}: {info.name!r} is not an audio processor.")
+            raise PluginLoadError(
+                f"Unable to load plugin {module.path}: {info.name!r} is not an audio processor."
+            )
         self.processor = processor
         self._init_controller()
         self.buses = self._read_buses()
@@ -253,8 +259,8 @@ class Vst3Instance:
         got_in, got_out = self.main_bus_channels()
         if (ins and got_in != channels) or (outs and got_out != channels):
             raise ValueError(
-                f"Plugin '{self.info.name}' does not support {channels}-channel output. (Main bus currently expects "
-                f"{got_in} input channels and {got_out} output channels.)"
+                f"Plugin '{self.info.name}' does not support {channels}-channel output. (Main bus currently "
+                f"expects {got_in} input channels and {got_out} output channels.)"
             )
         # the buses' channel counts after the arrangement (aux buses keep what the plugin says)
         self.bus_channels = {}
@@ -267,7 +273,11 @@ class Vst3Instance:
                 else:
                     counts.append(channels if i == 0 else bus.channels)
             self.bus_channels[direction] = counts
-        for media, direction in ((abi.K_AUDIO, abi.K_INPUT), (abi.K_AUDIO, abi.K_OUTPUT), (abi.K_EVENT, abi.K_INPUT)):
+        for media, direction in (
+            (abi.K_AUDIO, abi.K_INPUT),
+            (abi.K_AUDIO, abi.K_OUTPUT),
+            (abi.K_EVENT, abi.K_INPUT),
+        ):
             for i, _bus in enumerate(self.buses[(media, direction)]):
                 self.component.activateBus(media, direction, i, 1 if i == 0 else 0)
         setup = abi.ProcessSetup(abi.K_OFFLINE, abi.K_SAMPLE32, int(max_block), float(sample_rate))
@@ -275,7 +285,9 @@ class Vst3Instance:
             # some plugins refuse offline mode: try realtime
             setup.processMode = abi.K_REALTIME
             if self.processor.setupProcessing(byref(setup)) != abi.K_RESULT_OK:
-                raise ValueError(f"Plugin '{self.info.name}' refused sample rate {sample_rate} / block {max_block}.")
+                raise ValueError(
+                    f"Plugin '{self.info.name}' refused sample rate {sample_rate} / block {max_block}."
+                )
         self._mode = setup.processMode
         self.component.setActive(1)
         self.active = True
@@ -357,6 +369,7 @@ class Vst3Instance:
             for queue in out_changes.queues:
                 if queue.points:
                     self.controller.setParamNormalized(queue.param_id, queue.points[-1][1])
+                    self.values.pop(queue.param_id, None)
         return result
 
     @property
@@ -375,12 +388,18 @@ class Vst3Instance:
 
     # ------------------------------------------------------------------ parameters
     def get_normalized(self, pid: int) -> float:
-        if pid in self.pending:
-            return self.pending[pid]
-        return float(self.controller.getParamNormalized(pid)) if self.controller else 0.0
+        """The parameter's raw value: the last value the host set (as pedalboard/JUCE report it), else the
+        controller's."""
+        value = self.values.get(pid)
+        if value is not None:
+            return value
+        return float(self.controller.getParamNormalized(pid)) if self.controller is not None else 0.0
 
     def set_normalized(self, pid: int, value: float) -> None:
-        value = min(1.0, max(0.0, float(value)))
+        """Set a parameter on the controller and queue it for the processor's next block. Raw values are
+        float32 on the way in, as in pedalboard, so both hosts give a plugin the same numbers."""
+        value = float(np.float32(min(1.0, max(0.0, float(value)))))
+        self.values[pid] = value
         if self.controller is not None:
             self.controller.setParamNormalized(pid, value)
         self.pending[pid] = value
@@ -469,6 +488,7 @@ class Vst3Instance:
             finally:
                 stream.dispose()
         self.pending.clear()
+        self.values.clear()
         if was is not None:
             self.configure(*was)
 

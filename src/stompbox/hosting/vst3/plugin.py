@@ -33,7 +33,9 @@ def installed_vst3_plugins() -> list[str]:
     for folder in SEARCH_PATHS:
         root = Path(os.path.expanduser(folder))
         if root.is_dir():
-            found += sorted(str(p) for p in root.rglob("*.vst3") if not any(q.suffix == ".vst3" for q in p.parents))
+            found += sorted(
+                str(p) for p in root.rglob("*.vst3") if not any(q.suffix == ".vst3" for q in p.parents)
+            )
     return found
 
 
@@ -56,7 +58,8 @@ class VST3Plugin(ExternalPlugin):
     plugin_name : str, optional
         Which plugin to load from a bundle that holds several (see :meth:`get_plugin_names_for_file`).
     initialization_timeout : float
-        Accepted for compatibility (seconds). Plugins load synchronously here; a plugin that never returns from
+        Accepted for compatibility (seconds). Plugins load synchronously here; a plugin that never returns
+        from
         its initialisation cannot be interrupted from Python.
 
     Notes
@@ -80,7 +83,7 @@ class VST3Plugin(ExternalPlugin):
         if parameter_values is not None and not isinstance(parameter_values, dict):
             raise TypeError(
                 "Expected a dictionary to be passed to parameter_values, but received a "
-                f"{type(parameter_values).__name__}. (If passing a plugin name, pass \"plugin_name=...\" as a "
+                f'{type(parameter_values).__name__}. (If passing a plugin name, pass "plugin_name=..." as a '
                 "keyword argument instead.)"
             )
         path = os.fspath(path_to_plugin_file)
@@ -92,16 +95,19 @@ class VST3Plugin(ExternalPlugin):
             if len(classes) > 1:
                 names = "\n".join(f'\t"{c.name}"' for c in classes)
                 raise ValueError(
-                    f"Plugin file {path} contains {len(classes)} plugins, and the \"plugin_name\" argument was not "
-                    f"provided. Please specify which plugin to load by passing one of the following names as "
-                    f'"plugin_name":\n{names}'
+                    f"Plugin file {path} contains {len(classes)} plugins, and the "
+                    '"plugin_name" argument was not provided. Please specify which plugin to load by passing '
+                    f'one of the following names as "plugin_name":\n{names}'
                 )
             info = classes[0]
         else:
             matches = [c for c in classes if c.name == plugin_name]
             if not matches:
                 names = "\n".join(f'\t"{c.name}"' for c in classes)
-                raise ValueError(f'Plugin file {path} does not contain a plugin named "{plugin_name}". Valid names:\n{names}')
+                raise ValueError(
+                    f'Plugin file {path} does not contain a plugin named "{plugin_name}". '
+                    f"Valid names:\n{names}"
+                )
             info = matches[0]
         self._path = path
         self._plugin_name = plugin_name
@@ -249,19 +255,21 @@ class VST3Plugin(ExternalPlugin):
         Effects: ``process(input_array, sample_rate, buffer_size=8192, reset=True)`` as every plugin.
         Instruments: ``process(midi_messages, duration, sample_rate, num_channels=2, buffer_size=8192,
         reset=True)`` returns ``(num_channels, round(duration * sample_rate))`` float32; messages are
-        ``mido.Message`` objects (``time`` in absolute seconds), ``(bytes, seconds)`` or ``(list[int], seconds)``
+        ``mido.Message`` objects (``time`` in absolute seconds), ``(bytes, seconds)`` or ``(list[int],
+        seconds)``
         and start on the sample their timestamp gives.
         """
         if isinstance(input_array, np.ndarray):
             if self._is_instrument:
                 raise ValueError(
-                    f"Plugin '{self.name}' is an instrument: pass MIDI messages, a duration and a sample rate, not "
-                    "audio."
+                    f"Plugin '{self.name}' is an instrument: pass MIDI messages, a duration and a sample "
+                    "rate, not audio."
                 )
             return super().process(input_array, *args, **kwargs)
         if not self._is_instrument:
             raise ValueError(
-                f"Plugin '{self.name}' is an audio effect: pass an audio array and a sample rate, not MIDI messages."
+                f"Plugin '{self.name}' is an audio effect: pass an audio array and a sample rate, not MIDI "
+                "messages."
             )
         return self._render_midi(input_array, *args, **kwargs)
 
@@ -303,7 +311,9 @@ class VST3Plugin(ExternalPlugin):
     def raw_state(self) -> bytes:
         """The plugin's state as bytes (component and controller state, in pedalboard's container)."""
         with self._lock:
-            return state.pack_raw_state(self._instance.get_component_state(), self._instance.get_controller_state())
+            return state.pack_raw_state(
+                self._instance.get_component_state(), self._instance.get_controller_state()
+            )
 
     @raw_state.setter
     def raw_state(self, value: bytes) -> None:
@@ -321,7 +331,9 @@ class VST3Plugin(ExternalPlugin):
         """The plugin's state in ``.vstpreset`` format (bytes starting with ``b"VST3"``); settable."""
         with self._lock:
             inst = self._instance
-            return state.pack_preset(self._class_info.cid, inst.get_component_state(), inst.get_controller_state())
+            return state.pack_preset(
+                self._class_info.cid, inst.get_component_state(), inst.get_controller_state()
+            )
 
     @preset_data.setter
     def preset_data(self, value: bytes) -> None:

@@ -3,12 +3,15 @@
 ``raw_state`` uses the same container as pedalboard 0.9.26 (so states saved by either load in both):
 ``b"VC2!"``, a little-endian uint32 byte count, then a NUL-terminated one-line XML document
 ``<VST3PluginState><IComponent>..</IComponent><IEditController>..</IEditController></VST3PluginState>`` whose
-elements hold the component's and the controller's ``getState`` bytes as ``"<size>.<chars>"``: the bytes read as
-one little-endian integer, cut into 6-bit digits from the least significant end, each written with the alphabet
+elements hold the component's and the controller's ``getState`` bytes as ``"<size>.<chars>"``: the bytes
+read as
+one little-endian integer, cut into 6-bit digits from the least significant end, each written with the
+alphabet
 ``.A-Za-z0-9+``.
 
 ``.vstpreset`` (the VST3 SDK's documented preset format): ``b"VST3"``, int32 version (1), the class id as 32
-ASCII hex digits, int64 offset of the chunk list; chunk data; the list ``b"List"``, int32 count, then per chunk a
+ASCII hex digits, int64 offset of the chunk list; chunk data; the list ``b"List"``, int32 count, then per
+chunk a
 4-byte id (``Comp``, ``Cont``), int64 offset and int64 size.
 """
 
@@ -79,7 +82,9 @@ def pack_preset(class_id: bytes, component: bytes, controller: bytes) -> bytes:
         offset += len(data)
     listing = b"List" + struct.pack("<i", len(entries))
     listing += b"".join(cid + struct.pack("<qq", off, size) for cid, off, size in entries)
-    header = b"VST3" + struct.pack("<i", 1) + class_id.hex().upper().encode("ascii") + struct.pack("<q", offset)
+    header = (
+        b"VST3" + struct.pack("<i", 1) + class_id.hex().upper().encode("ascii") + struct.pack("<q", offset)
+    )
     return header + body + listing
 
 
