@@ -1,10 +1,8 @@
 """IIR filters: first-order low/high-pass and RBJ-cookbook shelf and peak biquads.
 
-Every filter here is one recursion, run by one Numba kernel in transposed direct form II on float64 state:
+Every filter here is one recursion, run by one Numba kernel in direct form I on float64 state:
 
-    y[n] = b0 x[n] + s1
-    s1   = b1 x[n] - a1 y[n] + s2
-    s2   = b2 x[n] - a2 y[n]
+    y[n] = b0 x[n] + b1 x[n-1] + b2 x[n-2] - a1 y[n-1] - a2 y[n-2]
 
 (a first-order filter is the same with ``b2 = a2 = 0``). The coefficients are designed in single precision with
 the same formulas, operation order and clamps as pedalboard 0.9.26 (which uses JUCE's
@@ -35,11 +33,12 @@ Q_ERROR = "Q value must be greater than 0."
 
 @kernel
 def _iir_kernel(block, coeffs, state):  # pragma: no cover - compiled
-    """Filter ``block`` ((channels, n) float32) in place with one biquad per channel.
+    """Filter ``block`` ((channels, n) float32) in place with one biquad per channel, in double precision.
 
     ``coeffs`` is float64 ``[b0, b1, b2, a1, a2]`` (normalised, ``a0 = 1``); ``state`` is float64
-    ``(channels, 2)``, the two transposed-direct-form-II registers of each channel, updated in place.
-    Channels are run two at a time, so the CPU overlaps their (latency-bound) recursions.
+    ``(channels, 4)``: each channel's last two inputs and outputs ``[x1, x2, y1, y2]``, updated in place.
+    Direct form I: ``y = b0 x + b1 x1 + b2 x2 - a2 y2 - a1 y1``, summed so that only one multiply and one
+    add sit on the sample-to-sample path, and two channels at a time so the CPU overlaps their recursions.
     """
     b0 = coeffs[0]
     b1 = coeffs[1]
@@ -51,41 +50,41 @@ def _iir_kernel(block, coeffs, state):  # pragma: no cover - compiled
     while c + 1 < channels:
         left = block[c]
         right = block[c + 1]
-        p1 = state[c, 0]
-        p2 = state[c, 1]
-        q1 = state[c + 1, 0]
-        q2 = state[c + 1, 1]
+        x1, x2, y1, y2 = state[c, 0], state[c, 1], state[c, 2], state[c, 3]
+        u1, u2, v1, v2 = state[c + 1, 0], state[c + 1, 1], state[c + 1, 2], state[c + 1, 3]
         for i in range(n):
             x = np.float64(left[i])
-            z = np.float64(right[i])
-            y = b0 * x + p1
-            w = b0 * z + q1
-            p1 = (b1 * x + p2) - a1 * y
-            q1 = (b1 * z + q2) - a1 * w
-            p2 = b2 * x - a2 * y
-            q2 = b2 * z - a2 * w
+            u = np.float64(right[i])
+            y = (b0 * x + b1 * x1 + b2 * x2 - a2 * y2) - a1 * y1
+            v = (b0 * u + b1 * u1 + b2 * u2 - a2 * v2) - a1 * v1
+            x2 = x1
+            x1 = x
+            y2 = y1
+            y1 = y
+            u2 = u1
+            u1 = u
+            v2 = v1
+            v1 = v
             left[i] = y
-            right[i] = w
-        state[c, 0] = p1
-        state[c, 1] = p2
-        state[c + 1, 0] = q1
-        state[c + 1, 1] = q2
+            right[i] = v
+        state[c, 0], state[c, 1], state[c, 2], state[c, 3] = x1, x2, y1, y2
+        state[c + 1, 0], state[c + 1, 1], state[c + 1, 2], state[c + 1, 3] = u1, u2, v1, v2
         c += 2
     if c < channels:
         row = block[c]
-        p1 = state[c, 0]
-        p2 = state[c, 1]
+        x1, x2, y1, y2 = state[c, 0], state[c, 1], state[c, 2], state[c, 3]
         for i in range(n):
             x = np.float64(row[i])
-            y = b0 * x + p1
-            p1 = (b1 * x + p2) - a1 * y
-            p2 = b2 * x - a2 * y
+            y = (b0 * x + b1 * x1 + b2 * x2 - a2 * y2) - a1 * y1
+            x2 = x1
+            x1 = x
+            y2 = y1
+            y1 = y
             row[i] = y
-        state[c, 0] = p1
-        state[c, 1] = p2
-    # keep decaying state out of the subnormal range (slow arithmetic on long silences)
+        state[c, 0], state[c, 1], state[c, 2], state[c, 3] = x1, x2, y1, y2
+    # keep a decaying output out of the subnormal range (slow arithmetic on long silences)
     for c in range(channels):
-        for k in range(2):
+        for k in range(2, 4):
             if abs(state[c, k]) < 1e-30:
                 state[c, k] = 0.0
 
@@ -167,7 +166,7 @@ def _decay_seconds(coeffs: np.ndarray, sample_rate: float) -> float:
 
 
 class _BiquadPlugin(Plugin):
-    """Shared machinery: float64 state ``(channels, 2)``, coefficients from :meth:`_design`, one kernel."""
+    """Shared machinery: float64 state ``(channels, 4)``, coefficients from :meth:`_design`, one kernel."""
 
     _abstract = True
 
@@ -175,7 +174,7 @@ class _BiquadPlugin(Plugin):
         raise NotImplementedError
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
-        self._state = np.zeros((num_channels, 2), np.float64)
+        self._state = np.zeros((num_channels, 4), np.float64)
         self._coeffs = np.array([1.0, 0.0, 0.0, 0.0, 0.0])
 
     def _reset_state(self) -> None:
