@@ -28,7 +28,7 @@ import numpy as np
 from ..core.params import Param
 from ..core.plugin import Plugin
 from ..io.quality import Quality
-from .resample import AlignedPipeline, FixedBlockAdapter, FunctionStage, Stage, StreamResampler
+from .resample import AlignedPipeline, AlignedResampler, FixedBlockAdapter, FunctionStage, Stage
 
 MP3_SAMPLE_RATES = (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000)
 GSM_RATE = 8000.0
@@ -363,9 +363,9 @@ class GSMFullRateCompressor(Plugin):
         channels = self._channels
         stages = [
             FunctionStage(_mono, self._sr),
-            StreamResampler(self._sr, GSM_RATE, 1, self.quality),
+            AlignedResampler(self._sr, GSM_RATE, 1, self.quality),
             FixedBlockAdapter(GSM_FRAME, 1, self._codec, self._codec.reset, GSM_RATE, batch=True),
-            StreamResampler(GSM_RATE, self._sr, 1, self.quality),
+            AlignedResampler(GSM_RATE, self._sr, 1, self.quality),
             FunctionStage(lambda block: np.repeat(block, channels, axis=0), self._sr),
         ]
         self._pipeline = AlignedPipeline(stages, channels)

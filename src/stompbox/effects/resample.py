@@ -8,7 +8,7 @@ test-support plugins (:mod:`stompbox._internal`):
   has arrived. Every stage is time-aligned (its output sample ``j`` represents the instant ``j / out_rate`` of
   the input), and what it outputs depends only on absolute sample positions, never on how the input was cut
   into blocks;
-- :class:`StreamResampler` is such a stage: JUCE-style interpolators (zero-order hold, linear, Catmull-Rom,
+- :class:`AlignedResampler` is such a stage: JUCE-style interpolators (zero-order hold, linear, Catmull-Rom,
   Lagrange) and Kaiser-windowed sinc filters, computed sample by sample from absolute positions in a Numba
   kernel, so its lookahead is an exact integer (unlike soxr, whose output arrives in bursts whose size depends
   on its internal block schedule);
@@ -173,7 +173,7 @@ class Stage:
         raise NotImplementedError
 
 
-class StreamResampler(Stage):
+class AlignedResampler(Stage):
     """A deterministic streaming resampler whose lookahead is an exact integer.
 
     Output sample ``k`` is the input interpolated at time ``k * source_rate / target_rate`` (input samples);
@@ -467,8 +467,8 @@ class Resample(Plugin):
             return
         check_target_rate(target, self._sr)
         stages = [
-            StreamResampler(self._sr, target, self._channels, self.quality),
-            StreamResampler(target, self._sr, self._channels, self.quality),
+            AlignedResampler(self._sr, target, self._channels, self.quality),
+            AlignedResampler(target, self._sr, self._channels, self.quality),
         ]
         self._pipeline = AlignedPipeline(stages, self._channels, self._extra_latency)
         self._config = config
