@@ -26,8 +26,15 @@ __version__ = "0.1.0"
 version = __version__
 
 # submodules and names loaded on first access: name -> module
-_LAZY_MODULES = {"io", "utils", "effects", "core", "board", "cli", "analysis", "chains"}
-_LAZY_NAMES: dict[str, str] = {"load_chain": ".chains"}
+_LAZY_MODULES = {"io", "utils", "effects", "core", "board", "cli", "analysis", "chains", "hosting"}
+_LAZY_NAMES: dict[str, str] = {
+    "load_chain": ".chains",
+    "load_plugin": ".hosting",
+    "find_plugins": ".hosting",
+    "VST3Plugin": ".hosting",
+    "ExternalPlugin": ".hosting",
+    "AudioProcessorParameter": ".hosting",
+}
 
 __all__ = sorted(
     {"Chain", "Mix", "Pedalboard", "Plugin", "PluginContainer", "process", "io", "utils", "version"}
