@@ -103,6 +103,8 @@ def restore_layout(channels_first: np.ndarray, layout: str | None) -> np.ndarray
 
 def check_sample_rate(sample_rate: Any) -> float:
     """A positive, finite sample rate in Hz, as a float."""
+    if type(sample_rate) in (int, float) and 0 < sample_rate < math.inf:  # the common case, fast
+        return float(sample_rate)
     if isinstance(sample_rate, bool) or not isinstance(sample_rate, numbers.Real):
         raise TypeError(f"sample_rate must be a number in Hz (got {type(sample_rate).__name__})")
     rate = float(sample_rate)
@@ -113,6 +115,8 @@ def check_sample_rate(sample_rate: Any) -> float:
 
 def check_buffer_size(buffer_size: Any) -> int:
     """A block size of at least one sample."""
+    if type(buffer_size) is int and buffer_size >= 1:  # the common case, fast
+        return buffer_size
     if isinstance(buffer_size, bool) or not isinstance(buffer_size, numbers.Integral):
         raise TypeError(f"buffer_size must be an integer number of samples (got {buffer_size!r})")
     if buffer_size < 1:

@@ -177,6 +177,8 @@ class Plugin:
             yield from child._iter_tree()
 
     def _locked_tree(self) -> list[Plugin]:
+        if not self._children():
+            return [self]
         plugins = list(self._iter_tree())
         if len({id(p) for p in plugins}) != len(plugins):
             raise DuplicatePluginError(DUPLICATE_ERROR)
@@ -222,7 +224,7 @@ class Plugin:
         audio, layout = channels_first_view(input_array, self._layout_hint, layout)
         tree = self._locked_tree()
         for plugin in tree:
-            plugin._lock.acquire()
+            plugin._lock.acquire()  # in id order, so boards sharing plugins cannot deadlock
         try:
             if layout is not None:
                 self._layout_hint = (layout, audio.shape[0])
@@ -252,8 +254,11 @@ class Plugin:
             self._latency_seen = latency
         total = frames + (self._withheld if flush else 0)
         if total <= block_size:
-            output = np.zeros((channels, total), np.float32)
-            output[:, :frames] = audio
+            if total == frames:
+                output = np.array(audio, dtype=np.float32, order="C")
+            else:
+                output = np.zeros((channels, total), np.float32)
+                output[:, :frames] = audio
             if total:
                 result = self._step(output)
                 if result is not output:
