@@ -133,8 +133,9 @@ class Plugin:
         """Prepare for this stream format if it changed; returns True if state was reset."""
         if self._format == (sample_rate, num_channels):
             return False
+        self._format = None
+        self._prepare(sample_rate, num_channels)  # if this raises, the next call prepares again
         self._format = (sample_rate, num_channels)
-        self._prepare(sample_rate, num_channels)
         self._dirty = True
         self._reset_all()
         return True
