@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..core.jit import kernel
-from ..core.layout import FLOAT_DTYPE_ERROR, check_ndim, detect_layout
+from ..core.layout import check_ndim, detect_layout
 from ..core.params import Param
 from ..core.plugin import Plugin
 
@@ -53,7 +53,7 @@ TRANSIENT_DETECTORS = ("compound", "percussive", "soft")
 # --------------------------------------------------------------------------------------------- the kernel
 @kernel
 def _vocode(
-    spec, ref_prev, env, ratio, hop_out, identity, reset_bin, detector, lock, phase_out, prev_mag, det, out
+    spec, ref_prev, env, ratio, hop_out, identity, reset_bin, detector, lock, last_out, prev_mag, det, out
 ):  # pragma: no cover - compiled
     """Turn analysis spectra into synthesis spectra, frame by frame.
 
@@ -61,8 +61,10 @@ def _vocode(
     earlier; env (K, B) log envelope, or shape (0, 0) for no formant correction; ratio (K,) pitch ratios;
     hop_out: synthesis hop (samples); identity (K,) bool: pass the frame through; reset_bin: first bin whose
     phase a transient resets (B or more: never); detector: 0 compound, 1 percussive, 2 soft; lock: identity
-    phase locking (else each bin is its own region). State (updated): phase_out (B,), prev_mag (B,), det (3,)
-    = [previous rise fraction, previous high-frequency content, frames seen]. out (K, C, B) is overwritten.
+    phase locking (else each bin is its own region). State (updated): last_out (B,) complex, the previous
+    output frame's channel sum (its phases are what the next frame continues); prev_mag (B,); det (3,) =
+    [previous rise fraction, previous high-frequency content, frames seen]. out (K, C, B) is overwritten.
+    Phases are handled as unit phasors, so a region costs one arctangent (its frequency) and one sine/cosine.
     """
     n_frames, channels, bins = spec.shape
     fft_size = 2 * (bins - 1)
@@ -78,7 +80,7 @@ def _vocode(
             r = 0.0j
             for c in range(channels):
                 v = spec[f, c, k]
-                s += abs(v)
+                s += np.sqrt(v.real * v.real + v.imag * v.imag)
                 r += v
                 out[f, c, k] = 0.0j
             mag[k] = s
@@ -90,6 +92,7 @@ def _vocode(
             if mag[k] > 1e-4 and mag[k] > 1.4125 * prev_mag[k]:
                 rising += 1
             hf += k * mag[k]
+            prev_mag[k] = mag[k]
         frac = rising / bins
         transient = False
         if det[2] > 0.0:
@@ -104,15 +107,13 @@ def _vocode(
         det[0] = frac
         det[1] = hf
         det[2] += 1.0
-        for k in range(bins):
-            prev_mag[k] = mag[k]
         p = ratio[f]
         if identity[f]:
             for c in range(channels):
                 for k in range(bins):
                     out[f, c, k] = spec[f, c, k]
             for k in range(bins):
-                phase_out[k] = np.angle(ref[k])
+                last_out[k] = ref[k]
             continue
         # ---- peaks and their regions
         n_peaks = 0
@@ -143,13 +144,14 @@ def _vocode(
         # ---- move and rotate each region
         for i in range(n_peaks):
             kp = peaks[i]
-            phase_in = np.angle(ref[kp])
+            r = ref[kp]
+            r_abs = np.sqrt(r.real * r.real + r.imag * r.imag)
             dev = 0.0
             omega = kp * bin_w
             rp = ref_prev[f, kp]
-            if abs(rp) > 0.0 and abs(ref[kp]) > 0.0:
-                d = phase_in - np.angle(rp)
-                d -= 2.0 * np.pi * np.floor(d / (2.0 * np.pi) + 0.5)
+            if r_abs > 0.0 and (rp.real != 0.0 or rp.imag != 0.0):
+                z = r * np.conj(rp)
+                d = np.arctan2(z.imag, z.real)  # phase advance over one sample
                 dev = d / bin_w - kp
                 if dev > 1.5 or dev < -1.5:  # not a clean partial: use the bin's own frequency
                     dev = 0.0
@@ -157,13 +159,18 @@ def _vocode(
                     omega = d
             shift = int(np.floor((kp + dev) * (p - 1.0) + 0.5))
             j_peak = kp + shift
-            if j_peak < 0 or j_peak >= bins:
+            if j_peak < 0 or j_peak >= bins or r_abs == 0.0:
                 continue
             if transient and j_peak >= reset_bin:
-                theta = 0.0
+                rot = 1.0 + 0.0j
             else:
-                theta = phase_out[j_peak] + hop_out * omega * p - phase_in
-            rot = np.cos(theta) + 1j * np.sin(theta)
+                # rotation = (previous output phase + hop * omega * ratio) - input phase, as unit phasors
+                adv = hop_out * omega * p
+                rot = (np.cos(adv) + 1j * np.sin(adv)) * np.conj(r) / r_abs
+                q = last_out[j_peak]
+                q_abs = np.sqrt(q.real * q.real + q.imag * q.imag)
+                if q_abs > 0.0:
+                    rot *= q / q_abs
             for k in range(lows[i], lows[i + 1]):
                 j = k + shift
                 if j < 0 or j >= bins:
@@ -182,7 +189,7 @@ def _vocode(
             r = 0.0j
             for c in range(channels):
                 r += out[f, c, k]
-            phase_out[k] = np.angle(r)
+            last_out[k] = r
 
 
 @kernel
@@ -240,7 +247,7 @@ class _Vocoder:
         self.reset()
 
     def reset(self) -> None:
-        self.phase_out = np.zeros(self.bins)
+        self.last_out = np.zeros(self.bins, np.complex128)
         self.prev_mag = np.zeros(self.bins)
         self.det = np.zeros(3)
 
@@ -268,7 +275,7 @@ class _Vocoder:
         _vocode(
             spec, ref_prev, self._envelope(spec), np.ascontiguousarray(ratios, np.float64), float(self.hop),
             np.ascontiguousarray(identity, np.bool_), self.reset_bin, self.detector, self.lock,
-            self.phase_out, self.prev_mag, self.det, out,
+            self.last_out, self.prev_mag, self.det, out,
         )  # fmt: skip
         result = np.fft.irfft(out, n=self.size, axis=-1)
         result *= self.synthesis
@@ -408,8 +415,7 @@ def _check_choice(value: Any, name: str, valid: tuple[str, ...]) -> str:
     if value not in valid:
         listing = ", ".join(f'"{v}"' for v in valid[:-1]) + f', or "{valid[-1]}"'
         raise ValueError(
-            f"time_stretch got an unknown value for {name}; expected one of {listing}, but was passed: "
-            f'"{value}"'
+            f'time_stretch got an unknown value for {name}; expected one of {listing}, but was passed: "{value}"'
         )
     return str(value)
 
@@ -471,7 +477,7 @@ def time_stretch(
     if not isinstance(input_audio, np.ndarray):
         raise TypeError(f"input_audio must be a numpy.ndarray of float32 (got {type(input_audio).__name__}).")
     if input_audio.dtype != np.float32:
-        raise TypeError(f"time_stretch only accepts float32 audio (got {input_audio.dtype}). {FLOAT_DTYPE_ERROR}")
+        raise TypeError(f"time_stretch only accepts float32 audio (got {input_audio.dtype}); use x.astype(np.float32).")
     check_ndim(input_audio)
     if isinstance(samplerate, bool) or not isinstance(samplerate, int | float | np.floating | np.integer):
         raise TypeError(f"samplerate must be a number in Hz (got {type(samplerate).__name__}).")
