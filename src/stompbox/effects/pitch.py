@@ -471,8 +471,8 @@ def time_stretch(
     numpy.ndarray
         float32, always 2-D: ``(channels, M)`` for 1-D or channels-first input, ``(M, channels)`` for
         channels-last input. ``M = int(N / stretch_factor)`` for a constant factor, and
-        ``int(sum(1 / stretch_factor))`` for an array. Output sample ``t`` lines up with input sample
-        ``t * stretch_factor``.
+        ``int(sum(1 / stretch_factor))`` for an array (input sample ``i`` lasts ``1 / factor[i]`` output
+        samples). Output sample ``t`` lines up with input sample ``t * stretch_factor``.
     """
     if not isinstance(input_audio, np.ndarray):
         raise TypeError(f"input_audio must be a numpy.ndarray of float32 (got {type(input_audio).__name__}).")
@@ -510,7 +510,8 @@ def time_stretch(
     if stretch_arr is None:
         out_len = int(length / stretch)
     else:
-        out_len = int(np.sum(1.0 / stretch_arr)) if length else 0
+        # exact for a constant array: the rounding error of the sum must not lose a sample
+        out_len = int(math.fsum(1.0 / stretch_arr) + 1e-6) if length else 0
     result = _stretch(
         audio, rate, out_len, stretch_arr, stretch, pitch_arr, pitch, bool(high_quality), mode, detector,
         bool(retain_phase_continuity), use_long_fft_window, bool(preserve_formants),
