@@ -470,9 +470,10 @@ def time_stretch(
     -------
     numpy.ndarray
         float32, always 2-D: ``(channels, M)`` for 1-D or channels-first input, ``(M, channels)`` for
-        channels-last input. ``M = int(N / stretch_factor)`` for a constant factor, and
-        ``int(sum(1 / stretch_factor))`` for an array (input sample ``i`` lasts ``1 / factor[i]`` output
-        samples). Output sample ``t`` lines up with input sample ``t * stretch_factor``.
+        channels-last input. ``M = round(N / stretch_factor)`` (half up, as measured on pedalboard 0.9.26)
+        for a constant factor, and ``round(sum(1 / stretch_factor))`` for an array (input sample ``i`` lasts
+        ``1 / factor[i]`` output samples). Output sample ``t`` lines up with input sample
+        ``t * stretch_factor``.
     """
     if not isinstance(input_audio, np.ndarray):
         raise TypeError(f"input_audio must be a numpy.ndarray of float32 (got {type(input_audio).__name__}).")
@@ -508,10 +509,9 @@ def time_stretch(
     detector = _check_choice(transient_detector, "transient_detector", TRANSIENT_DETECTORS)
 
     if stretch_arr is None:
-        out_len = int(length / stretch)
+        out_len = int(math.floor(length / stretch + 0.5))  # rounded half up, as pedalboard 0.9.26 does
     else:
-        # exact for a constant array: the rounding error of the sum must not lose a sample
-        out_len = int(math.fsum(1.0 / stretch_arr) + 1e-6) if length else 0
+        out_len = int(math.floor(math.fsum(1.0 / stretch_arr) + 0.5 + 1e-9)) if length else 0
     result = _stretch(
         audio, rate, out_len, stretch_arr, stretch, pitch_arr, pitch, bool(high_quality), mode, detector,
         bool(retain_phase_continuity), use_long_fft_window, bool(preserve_formants),
