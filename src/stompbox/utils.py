@@ -1,5 +1,15 @@
-"""pedalboard's ``utils`` module: the containers (and, with the pitch family, ``time_stretch``)."""
+"""pedalboard's ``utils`` module: the containers and ``time_stretch`` (loaded on first use)."""
+
+from typing import Any
 
 from .board import Chain, Mix
 
-__all__ = ["Chain", "Mix"]
+__all__ = ["Chain", "Mix", "time_stretch"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "time_stretch":
+        from .effects.pitch import time_stretch
+
+        return time_stretch
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
