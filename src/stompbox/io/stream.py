@@ -16,8 +16,8 @@ and the audio thread (the ring buffers are single-producer/single-consumer with 
 
 Robustness: a device that stops calling back (unplugged, or its audio server killed) is detected by a
 watchdog: :meth:`~AudioStream.read`, :meth:`~AudioStream.write`, :meth:`~AudioStream.run` and
-:attr:`~AudioStream.running` raise :class:`AudioDeviceError` (a ``RuntimeError``) or turn False within about one
-second, instead of blocking forever. Input frames that the reader did not collect in time are counted in
+:attr:`~AudioStream.running` raise :class:`AudioDeviceError` (a ``RuntimeError``) or turn False within about
+one second, instead of blocking forever. Input frames that the reader did not collect in time are counted in
 ``dropped_input_frame_count``; output blocks that ran dry while :meth:`write` was feeding are counted in
 ``output_underrun_frame_count``.
 
@@ -52,9 +52,9 @@ STARTUP_STALL_SECONDS = 5.0
 
 BOTH_NONE_ERROR = "At least one of `input_device_name` or `output_device_name` must be provided."
 FEEDBACK_ERROR = (
-    "The audio input device passed to AudioStream looks like a microphone, and the output device looks like a "
-    "speaker. This setup may cause feedback. To create an AudioStream anyways, pass `allow_feedback=True` to "
-    "the AudioStream constructor."
+    "The audio input device passed to AudioStream looks like a microphone, and the output device looks like "
+    "a speaker. This setup may cause feedback. To create an AudioStream anyways, pass `allow_feedback=True` "
+    "to the AudioStream constructor."
 )
 
 
@@ -65,8 +65,8 @@ class AudioDeviceError(RuntimeError):
 class _Ring:
     """A single-producer, single-consumer ring of ``(channels, capacity)`` float32 frames.
 
-    The producer only advances ``written`` and the consumer only advances ``consumed`` (each after copying), so
-    the two sides need no lock: under the GIL an int attribute assignment is atomic.
+    The producer only advances ``written`` and the consumer only advances ``consumed`` (each after copying),
+    so the two sides need no lock: under the GIL an int attribute assignment is atomic.
     """
 
     def __init__(self, channels: int, capacity: int) -> None:
@@ -141,8 +141,8 @@ def _as_channels_first(audio: np.ndarray, channels: int) -> np.ndarray:
         raise ValueError(f"Number of input dimensions must be 1 or 2 (got {array.ndim}).")
     if array.shape[0] not in (1, channels):
         raise ValueError(
-            f"Expected audio with 1 or {channels} channel{'s' if channels != 1 else ''} for this output device, "
-            f"got shape {tuple(np.shape(audio))}."
+            f"Expected audio with 1 or {channels} channel{'s' if channels != 1 else ''} for this output "
+            f"device, got shape {tuple(np.shape(audio))}."
         )
     return np.ascontiguousarray(_map_channels(array.astype(np.float32, copy=False), channels))
 
@@ -481,7 +481,7 @@ class AudioStream(metaclass=_StreamMeta):
         Raises
         ------
         RuntimeError
-            If input frames were dropped since the last read (the buffer of ``INPUT_BUFFER_SECONDS`` overflowed)
+            If input frames were dropped since the last read (the ``INPUT_BUFFER_SECONDS`` buffer overflowed)
             and ``ignore_dropped_input`` is False, or (:class:`AudioDeviceError`) if the device failed.
         """
         if self._input_info is None:
@@ -493,7 +493,8 @@ class AudioStream(metaclass=_StreamMeta):
         if self._dropped_unreported and not self.ignore_dropped_input:
             lost, self._dropped_unreported = self._dropped_unreported, 0
             raise RuntimeError(
-                f"{lost} input frames were dropped because they were not read in time (the input buffer holds "
+                f"{lost} input frames were dropped because they were not read in time (the input buffer "
+                f"holds "
                 f"{INPUT_BUFFER_SECONDS:g} s). Call read() more often, or set ignore_dropped_input=True. "
                 f"dropped_input_frame_count is {self._dropped}."
             )
@@ -535,7 +536,8 @@ class AudioStream(metaclass=_StreamMeta):
             raise RuntimeError("This AudioStream has no output device to write to.")
         if not math.isclose(float(sample_rate), self._sample_rate, rel_tol=0, abs_tol=1e-6):
             raise ValueError(
-                f"The sample rate provided ({float(sample_rate):g} Hz) does not match the output device's sample "
+                f"The sample rate provided ({float(sample_rate):g} Hz) does not match the output device's "
+                "sample "
                 f"rate ({self._sample_rate:g} Hz)."
             )
         block = _as_channels_first(audio, self._num_out)
@@ -551,6 +553,7 @@ class AudioStream(metaclass=_StreamMeta):
                     self._check_alive()
                     self._wake.wait(0.05)
                     self._wake.clear()
+            self._writing = False  # all queued: the ring running dry from now on is the end, not a dropout
             while ring.available():
                 self._check_alive()
                 self._wake.wait(0.05)
@@ -698,7 +701,7 @@ class AudioStream(metaclass=_StreamMeta):
         return f"<stompbox.io.AudioStream {' '.join(parts)} at {id(self):#x}>"
 
 
-# ---------------------------------------------------------------------- file helpers (the CLI's record / play)
+# ------------------------------------------------------------------ file helpers (the CLI's record / play)
 @contextlib.contextmanager
 def _reader(path: str | os.PathLike[str]) -> Iterator[Any]:
     try:

@@ -5,9 +5,9 @@ backends built in (PulseAudio, ALSA and JACK on Linux; CoreAudio on macOS; WASAP
 paced Null backend), so no system audio library is needed. This module enumerates devices with their full
 names and opens one device (playback, capture or duplex) whose data callback is a Python method.
 
-The binding's own C callback trampolines (``_internal_data_callback`` / ``_internal_stop_callback``, which call
-``_data_callback`` / ``_stop_callback`` on the object whose cffi handle is the device's user data) are reused,
-so no C code is compiled here.
+The binding's own C callback trampolines (``_internal_data_callback`` / ``_internal_stop_callback``, which
+call ``_data_callback`` / ``_stop_callback`` on the object whose cffi handle is the device's user data) are
+reused, so no C code is compiled here.
 
 Backend choice: miniaudio's default order (the platform's native server first, then the Null backend when
 nothing else works). ``STOMPBOX_AUDIO_BACKEND`` (``pulseaudio``, ``alsa``, ``jack``, ``null``, ``wasapi``,
@@ -112,7 +112,8 @@ class DeviceInfo:
 def list_devices(context: Context | None = None) -> tuple[list[DeviceInfo], list[DeviceInfo]]:
     """``(inputs, outputs)``: the capture and playback devices, in the audio system's order.
 
-    Names that occur twice in one list get `` (2)``, `` (3)``... appended so that every name selects one device.
+    Names that occur twice in one list get `` (2)``, `` (3)``... appended, so that each name selects
+    one device.
     """
     _, ffi, lib = load()
     own = context is None
