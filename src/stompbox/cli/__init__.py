@@ -1,1 +1,2 @@
-"""The ``stompbox`` command line tool. Each subcommand lives in its own module with a ``register`` function."""
+"""The ``stompbox`` command line tool. Each subcommand lives in its own module with a ``register``
+function."""

@@ -24,15 +24,25 @@ def register(sub: Any) -> None:
             "With --example, IN is omitted and stompbox's own synthesised example clip is converted."
         ),
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="input file and output file (OUT alone with --example)")
+    p.add_argument(
+        "paths", nargs="+", metavar="PATH", help="input file and output file (OUT alone with --example)"
+    )
     p.add_argument("--example", action="store_true", help="convert the built-in synthesised example clip")
     p.add_argument("--samplerate", "-r", type=_positive_rate, metavar="R", help="output sample rate in Hz")
     p.add_argument("--channels", "-c", type=_positive_int, metavar="N", help="output channel count")
     p.add_argument(
-        "--bit-depth", "-b", type=int, choices=(8, 16, 24, 32), metavar="B", help="output bit depth (8/16/24/32)"
+        "--bit-depth",
+        "-b",
+        type=int,
+        choices=(8, 16, 24, 32),
+        metavar="B",
+        help="output bit depth (8/16/24/32)",
     )
     p.add_argument(
-        "--quality", "-q", metavar="Q", help='encoder quality, e.g. "V2" or "192 kbps" (MP3), 0-8 (FLAC), "128" (OGG)'
+        "--quality",
+        "-q",
+        metavar="Q",
+        help='encoder quality, e.g. "V2" or "192 kbps" (MP3), 0-8 (FLAC), "128" (OGG)',
     )
     p.add_argument(
         "--resample-quality",
@@ -128,7 +138,9 @@ def _write(reader: Any, out_path: str, rate: int, bit_depth: int, quality: str |
     if show_progress(quiet, reader.duration):
         from tqdm import tqdm
 
-        bar = tqdm(total=reader.frames, unit="frames", unit_scale=True, desc=os.path.basename(out_path), leave=False)
+        bar = tqdm(
+            total=reader.frames, unit="frames", unit_scale=True, desc=os.path.basename(out_path), leave=False
+        )
     try:
         with out:
             while True:

@@ -16,7 +16,7 @@ from .common import CLIError
 __all__ = ["main", "build_parser"]
 
 # subcommand modules, in --help order; each has register(subparsers) setting `func` on its parser
-COMMANDS = ["info", "convert"]
+COMMANDS = ["render", "effects", "info", "convert", "plot", "batch", "demo"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,474 @@
+"""Many files through one chain: streaming one file, and batches over any ``concurrent.futures.Executor``.
+
+The unit of work is :func:`process_file`: open a file, stream it through a chain in bounded memory (blocks of
+``block_frames``, ``reset=False``, latency flushed at the end so the output has exactly the input's length
+plus the tail), and write the result atomically (a temporary file in the same folder, renamed into place on
+success, so an output that exists is always complete).
+
+:func:`process_files` runs :func:`process_file` over many files with any executor: a process pool by default,
+a thread pool (the DSP kernels release the GIL), or a Dask ``distributed`` client's ``get_executor()``. The
+chain travels as its dict form (see :mod:`stompbox.chains`), each file gets a fresh copy of the chain (so
+outputs do not depend on which worker ran them or in which order), and one failing file is reported without
+stopping the others.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import os
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .core.plugin import Plugin
+
+__all__ = [
+    "AUDIO_EXTENSIONS",
+    "BatchReport",
+    "FileResult",
+    "atomic_output",
+    "default_bit_depth",
+    "find_audio_files",
+    "process_file",
+    "process_files",
+    "stream_through",
+]
+
+#: file name extensions :func:`find_audio_files` picks up
+AUDIO_EXTENSIONS = frozenset(
+    {
+        ".wav",
+        ".flac",
+        ".aif",
+        ".aiff",
+        ".ogg",
+        ".oga",
+        ".opus",
+        ".mp3",
+        ".m4a",
+        ".mp4",
+        ".aac",
+        ".caf",
+        ".w64",
+    }
+)
+#: frames per block when streaming (libvorbis is only safe with writes of <= 64k frames)
+BLOCK_FRAMES = 1 << 15
+_LOSSY = {".mp3", ".ogg", ".oga", ".opus", ".m4a", ".mp4", ".aac"}
+_BITS = {"int8": 8, "int16": 16, "int24": 24, "int32": 32, "float32": 32, "float64": 32}
+
+
+def default_bit_depth(file_dtype: str, out_path: str | os.PathLike[str]) -> int:
+    """The bit depth to write ``out_path`` with when none is given: the input's, where the format allows."""
+    ext = os.path.splitext(os.fspath(out_path))[1].lower()
+    if ext in _LOSSY:
+        return 16
+    bits = _BITS.get(str(file_dtype), 16)
+    if ext == ".flac":
+        return 24 if bits > 16 else 16
+    if ext in (".aif", ".aiff") and bits > 24:
+        return 24
+    return bits
+
+
+def stream_through(
+    plugin: Plugin,
+    reader: Any,
+    write: Callable[[np.ndarray], Any],
+    *,
+    tail_frames: int = 0,
+    block_frames: int = BLOCK_FRAMES,
+    progress: Callable[[int], Any] | None = None,
+) -> tuple[int, int]:
+    """Stream everything ``reader`` holds through ``plugin`` into ``write``, in bounded memory.
+
+    The plugin is reset, then fed blocks with ``reset=False``. A plugin with latency withholds its first
+    ``latency_samples`` output samples, so after the input the plugin is fed silence until exactly
+    ``frames read + tail_frames`` samples have come out: the output lines up sample for sample with
+    ``plugin(whole_input_plus_tail_silence, samplerate)`` and has that length.
+
+    Parameters
+    ----------
+    plugin : Plugin
+        The effect or board (it is reset first).
+    reader : readable audio file
+        Anything with ``read(n)`` giving float32 ``(channels, n)`` (empty at the end), ``samplerate`` and
+        ``num_channels``.
+    write : callable
+        Called with each float32 ``(channels, n)`` output block, in order.
+    tail_frames : int
+        Samples of silence to render after the input, letting reverbs and delays ring out (>= 0).
+    block_frames : int
+        Frames per block (>= 1); memory use is proportional to it.
+    progress : callable, optional
+        Called with the number of input frames consumed after each block.
+
+    Returns
+    -------
+    (int, int)
+        Frames read and frames written.
+    """
+    if tail_frames < 0:
+        raise ValueError(f"tail_frames must be >= 0 (got {tail_frames})")
+    rate = reader.samplerate
+    channels = reader.num_channels
+    plugin.reset()
+    read_in = written = 0
+    while True:
+        block = reader.read(block_frames)
+        n = block.shape[-1]
+        if n == 0:
+            break
+        read_in += n
+        out = plugin.process(block, rate, buffer_size=block_frames, reset=False, layout="channels-first")
+        if out.shape[-1]:
+            write(out)
+            written += out.shape[-1]
+        if progress is not None:
+            progress(n)
+    target = read_in + tail_frames
+    silence = np.zeros((channels, min(block_frames, max(1, target - written))), np.float32)
+    # at most latency + tail frames of silence are needed; the bound only guards against a plugin that
+    # reports less latency than it withholds
+    budget = target - written + plugin.latency_samples + block_frames
+    fed = 0
+    while written < target:
+        n = min(silence.shape[1], target - written)
+        out = plugin.process(
+            silence[:, :n], rate, buffer_size=block_frames, reset=False, layout="channels-first"
+        )
+        fed += n
+        if out.shape[-1]:
+            write(out)
+            written += out.shape[-1]
+        if fed > budget:
+            raise RuntimeError(
+                f"{type(plugin).__name__} kept withholding output after {fed} frames of silence (latency "
+                f"reported: {plugin.latency_samples} samples)"
+            )
+    return read_in, written
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
+    """A temporary path next to ``path`` (same extension, so the format is the same) that replaces ``path``
+    when the block exits cleanly and is deleted when it raises."""
+    target = Path(os.fspath(path))
+    temporary = target.with_name(f".{target.stem}.partial-{uuid.uuid4().hex[:12]}{target.suffix}")
+    try:
+        yield str(temporary)
+        os.replace(temporary, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+
+
+def _as_plugin(chain: Plugin | dict[str, Any] | list[Any] | str | os.PathLike[str]) -> Plugin:
+    from .chains import from_dict, load_chain
+
+    if isinstance(chain, Plugin):
+        return chain
+    if isinstance(chain, dict | list):
+        plugin = from_dict(chain)
+        if plugin is None:
+            raise ValueError("The chain describes no plugin.")
+        return plugin
+    return load_chain(chain)
+
+
+def process_file(
+    input_path: str | os.PathLike[str],
+    output_path: str | os.PathLike[str],
+    chain: Plugin | dict[str, Any] | list[Any] | str | os.PathLike[str],
+    *,
+    tail: float = 0.0,
+    samplerate: float | None = None,
+    num_channels: int | None = None,
+    bit_depth: int | None = None,
+    quality: Any = None,
+    block_frames: int = BLOCK_FRAMES,
+    progress: Callable[[int], Any] | None = None,
+) -> tuple[int, int]:
+    """Render one file through ``chain`` into ``output_path`` (format from its extension), atomically.
+
+    Parameters
+    ----------
+    input_path, output_path : str or os.PathLike
+        Files to read and to write. The output's folder must exist.
+    chain : Plugin, dict, list, or path of a chain file
+        The effects. A plugin object is used (and reset) as is; a dict/list/path is built afresh.
+    tail : float
+        Seconds of silence rendered after the input so effects ring out (>= 0).
+    samplerate : float, optional
+        Output sample rate in Hz; the input is resampled (streaming) before the effects.
+    num_channels : int, optional
+        Output channel count; the input is mixed down or up before the effects.
+    bit_depth : int, optional
+        Output bit depth (8/16/24/32); by default the input's, where the format allows.
+    quality : optional
+        Encoder quality passed to the writer (e.g. ``"V2"`` for MP3).
+    block_frames : int
+        Frames per block (memory is proportional to it).
+    progress : callable, optional
+        Called with the number of input frames consumed after each block.
+
+    Returns
+    -------
+    (int, int)
+        Frames read and frames written.
+    """
+    from .io import AudioFile
+
+    plugin = _as_plugin(chain)
+    if not float(tail) >= 0 or not np.isfinite(tail):
+        raise ValueError(f"tail must be a finite number of seconds >= 0 (got {tail!r})")
+    with AudioFile(os.fspath(input_path)) as source:
+        reader = source
+        if samplerate is not None and samplerate != reader.samplerate:
+            reader = reader.resampled_to(samplerate)
+        if num_channels is not None and num_channels != reader.num_channels:
+            reader = reader.with_channels(num_channels)
+        rate = reader.samplerate
+        if not float(rate).is_integer():
+            raise ValueError(f"cannot write a fractional sample rate ({rate} Hz); give samplerate")
+        bits = bit_depth or default_bit_depth(source.file_dtype, output_path)
+        with atomic_output(output_path) as temporary:
+            with AudioFile(
+                temporary, "w", int(rate), reader.num_channels, bit_depth=bits, quality=quality
+            ) as out:
+                counts = stream_through(
+                    plugin,
+                    reader,
+                    out.write,
+                    tail_frames=int(round(float(tail) * rate)),
+                    block_frames=block_frames,
+                    progress=progress,
+                )
+    return counts
+
+
+# ---------------------------------------------------------------------------------------------- batches
+
+
+@dataclass
+class FileResult:
+    """What happened to one file of a batch.
+
+    Attributes
+    ----------
+    input, output : str
+        The paths.
+    status : str
+        ``"ok"``, ``"skipped"`` (the output existed and ``skip_existing`` was set) or ``"failed"``.
+    error : str or None
+        One-line description of the failure.
+    frames_in, frames_out : int
+        Frames read and written.
+    seconds : float
+        Wall-clock time of the work on this file (in its worker).
+    """
+
+    input: str
+    output: str
+    status: str
+    error: str | None = None
+    frames_in: int = 0
+    frames_out: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class BatchReport:
+    """The results of :func:`process_files`, in input order, and the batch's wall-clock time."""
+
+    results: list[FileResult] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> list[FileResult]:
+        return [r for r in self.results if r.status == "ok"]
+
+    @property
+    def failed(self) -> list[FileResult]:
+        return [r for r in self.results if r.status == "failed"]
+
+    @property
+    def skipped(self) -> list[FileResult]:
+        return [r for r in self.results if r.status == "skipped"]
+
+    def summary(self) -> str:
+        """One line: counts, time and throughput."""
+        rate = len(self.ok) / self.seconds if self.seconds > 0 else float("inf")
+        return (
+            f"{len(self.ok)} processed, {len(self.failed)} failed, {len(self.skipped)} skipped "
+            f"in {self.seconds:.2f} s ({rate:.1f} files/s)"
+        )
+
+
+def find_audio_files(folder: str | os.PathLike[str], extensions: Sequence[str] | None = None) -> list[str]:
+    """Audio files under ``folder`` (recursive, sorted) by extension; hidden files and folders are skipped."""
+    wanted = {e.lower() if e.startswith(".") else "." + e.lower() for e in extensions} if extensions else None
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in files:
+            ext = os.path.splitext(name)[1].lower()
+            if not name.startswith(".") and (ext in wanted if wanted else ext in AUDIO_EXTENSIONS):
+                found.append(os.path.join(root, name))
+    return sorted(found)
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _work(input_path: str, output_path: str, chain: dict[str, Any], options: dict[str, Any]) -> FileResult:
+    """One file, in a worker: never raises for a bad file, returns its result."""
+    start = time.perf_counter()
+    try:
+        parent = os.path.dirname(os.path.abspath(output_path))
+        os.makedirs(parent, exist_ok=True)
+        frames_in, frames_out = process_file(input_path, output_path, chain, **options)
+    except Exception as error:  # noqa: BLE001 - one bad file must not stop the batch
+        return FileResult(
+            input_path, output_path, "failed", _one_line(error), seconds=time.perf_counter() - start
+        )
+    return FileResult(input_path, output_path, "ok", None, frames_in, frames_out, time.perf_counter() - start)
+
+
+def _outputs_for(
+    inputs: list[str], outputs_or_dir: Any, root: str | os.PathLike[str] | None, extension: str | None
+) -> list[str]:
+    if isinstance(outputs_or_dir, str | os.PathLike):
+        folder = os.fspath(outputs_or_dir)
+        outputs = []
+        for path in inputs:
+            relative = os.path.relpath(path, root) if root is not None else os.path.basename(path)
+            if extension:
+                relative = (
+                    os.path.splitext(relative)[0] + ("" if extension.startswith(".") else ".") + extension
+                )
+            outputs.append(os.path.join(folder, relative))
+        seen: dict[str, str] = {}
+        for src, out in zip(inputs, outputs, strict=True):
+            key = os.path.abspath(out)
+            if key in seen:
+                raise ValueError(f"{seen[key]} and {src} would both be written to {out}")
+            seen[key] = src
+        return outputs
+    outputs = [os.fspath(p) for p in outputs_or_dir]
+    if len(outputs) != len(inputs):
+        raise ValueError(f"{len(inputs)} inputs but {len(outputs)} outputs")
+    return outputs
+
+
+def process_files(
+    inputs: Sequence[str | os.PathLike[str]],
+    outputs_or_dir: Sequence[str | os.PathLike[str]] | str | os.PathLike[str],
+    chain: Plugin | dict[str, Any] | list[Any] | str | os.PathLike[str],
+    executor: concurrent.futures.Executor | None = None,
+    *,
+    jobs: int | None = None,
+    root: str | os.PathLike[str] | None = None,
+    extension: str | None = None,
+    skip_existing: bool = False,
+    progress: bool = False,
+    tail: float = 0.0,
+    samplerate: float | None = None,
+    num_channels: int | None = None,
+    bit_depth: int | None = None,
+    quality: Any = None,
+) -> BatchReport:
+    """Render many files through one chain, in parallel; one failing file does not stop the others.
+
+    Parameters
+    ----------
+    inputs : sequence of paths
+        Files to read.
+    outputs_or_dir : sequence of paths, or a folder
+        One output per input, or a folder: each output is then the input's path relative to ``root`` (its
+        file name when ``root`` is None) under that folder. Missing folders are created.
+    chain : Plugin, dict, list, or path of a chain file
+        The effects. It is sent to the workers in its dict form and built afresh for every file.
+    executor : concurrent.futures.Executor, optional
+        Where the work runs: any executor (``ThreadPoolExecutor``, ``ProcessPoolExecutor``, a Dask client's
+        ``get_executor()``). By default a process pool of ``jobs`` workers, created and shut down here; with
+        ``jobs=1`` the files are processed one after the other in this process.
+    jobs : int, optional
+        Workers of the default pool (default: the number of CPUs).
+    root : path, optional
+        See ``outputs_or_dir``.
+    extension : str, optional
+        Change the outputs' extension (and so their format), e.g. ``"flac"``.
+    skip_existing : bool
+        Leave inputs whose output already exists (outputs are written atomically, so an existing output is a
+        complete one): resuming an interrupted batch.
+    progress : bool
+        Show a tqdm progress bar (on stderr).
+    tail, samplerate, num_channels, bit_depth, quality
+        As in :func:`process_file`.
+
+    Returns
+    -------
+    BatchReport
+        Results in input order, with ``summary()``.
+    """
+    start = time.perf_counter()
+    plugin = _as_plugin(chain)
+    description = plugin.to_dict()
+    sources = [os.fspath(p) for p in inputs]
+    outputs = _outputs_for(sources, outputs_or_dir, root, extension)
+    options = {
+        "tail": float(tail),
+        "samplerate": samplerate,
+        "num_channels": num_channels,
+        "bit_depth": bit_depth,
+        "quality": quality,
+    }
+    results: list[FileResult | None] = [None] * len(sources)
+    todo = []
+    for i, (src, out) in enumerate(zip(sources, outputs, strict=True)):
+        if skip_existing and os.path.exists(out):
+            results[i] = FileResult(src, out, "skipped")
+        else:
+            todo.append(i)
+    bar = None
+    if progress and todo:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(todo), unit="file", leave=False)
+    own_executor = None
+    try:
+        if executor is None and (jobs or os.cpu_count() or 1) > 1 and len(todo) > 1:
+            workers = min(jobs or os.cpu_count() or 1, len(todo))
+            executor = own_executor = concurrent.futures.ProcessPoolExecutor(max_workers=workers)
+        if executor is None:
+            for i in todo:
+                results[i] = _work(sources[i], outputs[i], description, options)
+                if bar is not None:
+                    bar.update(1)
+        else:
+            futures = {executor.submit(_work, sources[i], outputs[i], description, options): i for i in todo}
+            for future in concurrent.futures.as_completed(futures):
+                i = futures[future]
+                try:
+                    results[i] = future.result()
+                except Exception as error:  # noqa: BLE001 - the worker itself died (e.g. a crashed process)
+                    results[i] = FileResult(
+                        sources[i], outputs[i], "failed", f"worker failed: {_one_line(error)}"
+                    )
+                if bar is not None:
+                    bar.update(1)
+    finally:
+        if own_executor is not None:
+            own_executor.shutdown(wait=True, cancel_futures=True)
+        if bar is not None:
+            bar.close()
+    return BatchReport([r for r in results if r is not None], time.perf_counter() - start)

@@ -1,0 +1,102 @@
+"""``stompbox batch IN_DIR OUT_DIR --chain FILE --jobs N``: render the audio files of a folder in parallel."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from .common import CLIError
+from .convert import _positive_int, _positive_rate
+from .render import add_intermixed_parser, build_chain, tail_value
+
+
+def register(sub: Any) -> None:
+    p = add_intermixed_parser(
+        sub,
+        "batch",
+        help="render every audio file under a folder through a chain, in parallel",
+        usage="stompbox batch [options] IN_DIR OUT_DIR [--chain FILE] [EFFECT [PARAM=VALUE ...]] ...",
+        description=(
+            "Render every audio file under IN_DIR (recursively) through the chain (--chain FILE, then any "
+            "effects given as for render) into the same relative path under OUT_DIR. Files are processed in "
+            "parallel (--jobs processes); outputs are written atomically; a failing file is reported and the "
+            "others go on (exit status 1 if any failed)."
+        ),
+    )
+    p.add_argument("tokens", nargs="+", metavar="IN_DIR OUT_DIR [EFFECT ...]", help=argparse.SUPPRESS)
+    p.add_argument("--chain", metavar="FILE", help="a saved chain (JSON/YAML)")
+    p.add_argument(
+        "--jobs", "-j", type=_positive_int, default=None, metavar="N", help="worker processes (default: CPUs)"
+    )
+    p.add_argument(
+        "--threads",
+        action="store_true",
+        help="use threads instead of processes (the DSP kernels release the GIL)",
+    )
+    p.add_argument(
+        "--skip-existing", "--resume", action="store_true", help="leave files whose output already exists"
+    )
+    p.add_argument(
+        "--format", "-t", metavar="EXT", help="write outputs in this format (e.g. flac); default: as input"
+    )
+    p.add_argument("--tail", type=tail_value, default=0.0, metavar="SECONDS", help="let effects ring out")
+    p.add_argument("--samplerate", "-r", type=_positive_rate, metavar="R", help="output sample rate in Hz")
+    p.add_argument("--channels", "-c", type=_positive_int, metavar="N", help="output channel count")
+    p.add_argument(
+        "--bit-depth", "-b", type=int, choices=(8, 16, 24, 32), metavar="B", help="output bit depth"
+    )
+    p.add_argument("--quality", "-q", metavar="Q", help="encoder quality")
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no per-file lines")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import concurrent.futures
+
+    from ..batch import find_audio_files, process_files
+
+    if len(args.tokens) < 2:
+        raise CLIError("batch needs IN_DIR and OUT_DIR", status=2)
+    in_dir, out_dir, tokens = args.tokens[0], args.tokens[1], args.tokens[2:]
+    if not os.path.isdir(in_dir):
+        raise CLIError(f"{in_dir}: no such folder")
+    if os.path.abspath(in_dir) == os.path.abspath(out_dir):
+        raise CLIError("IN_DIR and OUT_DIR are the same folder", status=2)
+    board = build_chain(args.chain, list(tokens))
+    if not len(board):
+        raise CLIError("no effects: give --chain FILE or effects (see stompbox effects)", status=2)
+    inputs = find_audio_files(in_dir)
+    out_abs = os.path.abspath(out_dir)
+    inputs = [p for p in inputs if not os.path.abspath(p).startswith(out_abs + os.sep)]
+    if not inputs:
+        raise CLIError(f"{in_dir}: no audio files found")
+    tail = board.tail_seconds if args.tail == "auto" else float(args.tail)
+    jobs = args.jobs or os.cpu_count() or 1
+    executor = concurrent.futures.ThreadPoolExecutor(jobs) if args.threads and jobs > 1 else None
+    try:
+        report = process_files(
+            inputs,
+            out_dir,
+            board,
+            executor,
+            jobs=jobs,
+            root=in_dir,
+            extension=args.format,
+            skip_existing=args.skip_existing,
+            progress=not args.quiet and sys.stderr.isatty(),
+            tail=tail,
+            samplerate=args.samplerate,
+            num_channels=args.channels,
+            bit_depth=args.bit_depth,
+            quality=args.quality,
+        )
+    finally:
+        if executor is not None:
+            executor.shutdown()
+    for result in report.failed:
+        print(f"stompbox: error: {result.input}: {result.error}", file=sys.stderr)
+    if not args.quiet:
+        print(report.summary())
+    return 1 if report.failed else 0
