@@ -13,6 +13,8 @@ import numbers
 from dataclasses import dataclass
 from typing import Any
 
+from .automation import as_automation, is_automation_like
+
 
 @dataclass(frozen=True)
 class ParamSpec:
@@ -80,8 +82,34 @@ class Param:
         return instance._values[self.name]
 
     def __set__(self, instance: Any, value: Any) -> None:
-        instance._values[self.name] = self.coerce(value)
+        automation = instance._automation
+        if self.kind is float and is_automation_like(value):
+            auto = self.coerce_automation(type(instance), value)
+            automation[self.name] = auto
+            # the value read back between blocks: the automation's value at the current stream position
+            instance._values[self.name] = float(auto.render(0, 1, 48000.0)[0])
+        else:
+            instance._values[self.name] = self.coerce(value)
+            if automation:
+                automation.pop(self.name, None)
         instance._param_changed(self.name)
+
+    def coerce_automation(self, owner: type, value: Any) -> Any:
+        """Validate an automation (an Automation, a 1-D array, ``[(time_s, value), ...]`` or a serialised
+        dict) for this parameter of ``owner``: it must be automatable and stay within the range."""
+        if self.name not in getattr(owner, "_automatable", ()):
+            raise TypeError(
+                f"{owner.__name__}.{self.name} cannot be automated; set it to a number (got {type(value).__name__})."
+            )
+        try:
+            auto = as_automation(value)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{self.name}: {exc}") from None
+        try:
+            auto.check(self.name, self.minimum, self.maximum, self.min_exclusive, self.max_exclusive)
+        except ValueError as exc:
+            raise ValueError(f"{exc} Valid range: {self.range_text()}.") from None
+        return auto
 
     @property
     def spec(self) -> ParamSpec:

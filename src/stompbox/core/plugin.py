@@ -31,6 +31,7 @@ import numpy as np
 
 from .errors import DuplicatePluginError
 from .layout import channels_first_view, check_buffer_size, check_sample_rate, restore_layout
+from .automation import Automation
 from .params import Param, ParamSpec
 
 DUPLICATE_ERROR = (
@@ -49,6 +50,13 @@ class Plugin:
     _abstract: ClassVar[bool] = True
     #: False for memoryless plugins, which need no recovery from non-finite input
     _stateful: ClassVar[bool] = True
+    #: names of the parameters that accept automation (see core/automation.py)
+    _automatable: ClassVar[frozenset[str]] = frozenset()
+    #: automatable parameters applied per sample by :meth:`_process_automated`; the others are applied per
+    #: sub-block of ``_automation_chunk`` samples (their value at the sub-block's first sample, through
+    #: ``_update``), with sub-blocks aligned to the stream clock so the output does not depend on block sizes
+    _native_automation: ClassVar[frozenset[str]] = frozenset()
+    _automation_chunk: ClassVar[int] = 32
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -66,6 +74,9 @@ class Plugin:
                 f"{type(self).__name__} is an abstract base class - don't instantiate this directly, use its "
                 "subclasses instead."
             )
+        self._automation: dict[str, Automation] = {}
+        self._curves: dict[str, np.ndarray] | None = None
+        self._clock = 0
         self._values: dict[str, Any] = {}
         self._lock = threading.RLock()
         self._format: tuple[float, int] | None = None
@@ -93,6 +104,15 @@ class Plugin:
     def _process(self, block: np.ndarray) -> np.ndarray:
         """Process one C-contiguous float32 ``(channels, n)`` block; return ``(channels, n)`` float32."""
         raise NotImplementedError
+
+    def _process_automated(self, block: np.ndarray, curves: dict[str, np.ndarray]) -> np.ndarray:
+        """Like :meth:`_process`, with per-sample values (float64 arrays of the block's length) for the
+        automated parameters named in ``_native_automation``; the other parameters are static."""
+        raise NotImplementedError
+
+    def _output_channels(self, num_channels: int) -> int:
+        """How many channels the output has for ``num_channels`` in (routing plugins change it)."""
+        return num_channels
 
     def _param_changed(self, name: str) -> None:
         self._dirty = True
@@ -145,6 +165,7 @@ class Plugin:
             self._update()
             self._dirty = False
         self._reset_state()
+        self._clock = 0
         self._withheld = self._latency_seen = self.latency_samples
 
     def _step(self, block: np.ndarray) -> np.ndarray:
@@ -157,10 +178,65 @@ class Plugin:
         if self._dirty:
             self._update()
             self._dirty = False
-        out = self._process(block)
+        out = self._process(block) if not self._automation else self._step_automated(block)
+        self._clock += block.shape[1]
         if self._stateful and out.size and not np.isfinite(np.add.reduce(out, axis=None, dtype=np.float64)):
             self._reset_state()
         return out
+
+    def _step_automated(self, block: np.ndarray) -> np.ndarray:
+        """Process a block while some parameters are automated (the clock is the block's first sample)."""
+        n = block.shape[1]
+        start = self._clock
+        assert self._format is not None
+        rate = self._format[0]
+        native = self._native_automation
+        curves: dict[str, np.ndarray] = {}
+        slow: dict[str, Automation] = {}
+        for name, auto in self._automation.items():
+            if name in native:
+                curves[name] = auto.render(start, n, rate)
+            else:
+                slow[name] = auto
+        if not slow:
+            out = self._process_automated(block, curves)
+            for name, curve in curves.items():
+                self._values[name] = float(curve[-1])
+            return out
+        chunk = self._automation_chunk
+        first = start - start % chunk
+        # each sub-block uses the value at its aligned first sample (for the first, maybe before this block)
+        held = {name: auto.render(first, start + n - first, rate)[::chunk] for name, auto in slow.items()}
+        out = block
+        pos = 0
+        while pos < n:
+            index = (start + pos - first) // chunk
+            stop = min(n, first + (index + 1) * chunk - start)
+            for name, values in held.items():
+                self._values[name] = float(values[index])
+            self._update()
+            piece = block if (pos == 0 and stop == n) else np.ascontiguousarray(block[:, pos:stop])
+            if curves:
+                result = self._process_automated(piece, {name: c[pos:stop] for name, c in curves.items()})
+            else:
+                result = self._process(piece)
+            if piece is block:
+                out = result
+            else:
+                block[:, pos:stop] = result
+            pos = stop
+        for name, curve in curves.items():
+            self._values[name] = float(curve[-1])
+        return out
+
+    @property
+    def automation(self) -> dict[str, Automation]:
+        """The automated parameters: name -> :class:`~stompbox.core.automation.Automation` (a copy).
+
+        Reading an automated parameter (``plugin.gain_db``) gives its value at the current stream position;
+        assigning a number to it removes its automation.
+        """
+        return dict(self._automation)
 
     def reset(self) -> None:
         """Clear the plugin's internal state (tails, delay lines, LFO phase); parameters are kept.
@@ -236,6 +312,8 @@ class Plugin:
         finally:
             for plugin in reversed(tree):
                 plugin._lock.release()
+        if layout is None and output.shape[0] != 1:
+            return output  # mono in, several channels out (routing): channels-first
         return restore_layout(output, layout)
 
     __call__ = process
@@ -263,9 +341,14 @@ class Plugin:
             if total:
                 result = self._step(output)
                 if result is not output:
-                    output[...] = result
+                    if result.shape == output.shape:
+                        output[...] = result
+                    else:  # a routing plugin changed the channel count
+                        output = np.ascontiguousarray(result, dtype=np.float32)
+            elif self._output_channels(channels) != channels:
+                output = np.zeros((self._output_channels(channels), 0), np.float32)
         else:
-            output = np.empty((channels, total), np.float32)
+            output = np.empty((self._output_channels(channels), total), np.float32)
             scratch = np.empty((channels, block_size), np.float32)
             for start in range(0, total, block_size):
                 stop = min(start + block_size, total)
@@ -287,6 +370,11 @@ class Plugin:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready description: ``{"type": "Gain", "params": {"gain_db": 1.0}}`` (enums by name)."""
         params = {n: (v.name if isinstance(v, enum.Enum) else v) for n, v in self._values.items()}
+        for name, auto in self._automation.items():
+            try:
+                params[name] = auto.to_dict()
+            except ValueError as exc:
+                raise ValueError(f"{type(self).__name__}.{name}: {exc}") from None
         return {"type": type(self).__name__, "params": params}
 
     @classmethod
@@ -316,8 +404,68 @@ class Plugin:
         self._lock = threading.RLock()
 
     def _repr_params(self) -> str:
-        parts = [f"{name}={param.format(self._values[name])}" for name, param in self._params.items()]
+        auto = self._automation
+        parts = [
+            f"{name}={auto[name]!r}" if name in auto else f"{name}={param.format(self._values[name])}"
+            for name, param in self._params.items()
+        ]
         return (" " + " ".join(parts)) if parts else ""
 
     def __repr__(self) -> str:
         return f"<stompbox.{type(self).__name__}{self._repr_params()} at {id(self):#x}>"
+
+
+class PairedChannels:
+    """Mixin for plugins defined on mono and stereo audio only (a stereo reverb, a stereo codec).
+
+    A stream of more than two channels is processed as consecutive pairs ``(0, 1), (2, 3), ...``, each by its
+    own copy of the plugin running as a stereo stream (an odd last channel as a mono stream), so channels ``2k``
+    and ``2k + 1`` of the output equal processing those two channels alone. Put it before the plugin's base:
+    ``class Reverb(PairedChannels, Plugin)``. The copies follow the plugin's parameters; automation is applied
+    by the outer plugin (per sub-block).
+    """
+
+    _pairs: list[Plugin] | None = None
+
+    def _prepare(self, sample_rate: float, num_channels: int) -> None:
+        if num_channels <= 2:
+            self._pairs = None
+            super()._prepare(sample_rate, num_channels)  # type: ignore[misc]
+            return
+        pairs = []
+        for first in range(0, num_channels, 2):
+            clone = type(self)()  # type: ignore[call-arg]
+            clone._values.update(self._values)  # type: ignore[attr-defined]
+            clone._ensure_format(sample_rate, min(2, num_channels - first))
+            pairs.append(clone)
+        self._pairs = pairs
+
+    def _reset_state(self) -> None:
+        if self._pairs is None:
+            super()._reset_state()  # type: ignore[misc]
+            return
+        for clone in self._pairs:
+            clone._reset_all()
+
+    def _update(self) -> None:
+        if self._pairs is None:
+            super()._update()  # type: ignore[misc]
+            return
+        for clone in self._pairs:
+            clone._values.update(self._values)  # type: ignore[attr-defined]
+            clone._dirty = True
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        if self._pairs is None:
+            return super()._process(block)  # type: ignore[misc,no-any-return]
+        out = np.empty_like(block)
+        for k, clone in enumerate(self._pairs):
+            part = np.ascontiguousarray(block[2 * k : 2 * k + 2])
+            out[2 * k : 2 * k + 2] = clone._step(part)
+        return out
+
+    @property
+    def latency_samples(self) -> int:
+        if self._pairs:
+            return self._pairs[0].latency_samples
+        return super().latency_samples  # type: ignore[misc,no-any-return]

@@ -41,15 +41,19 @@ class Gain(Plugin):
 
     Parameters
     ----------
-    gain_db : float
+    gain_db : float or automation
         Gain in decibels (any finite value; default 1.0). Output is exactly ``x * 10 ** (gain_db / 20)``.
+        Automatable per sample (an array, an ``Envelope`` or an ``LFO``): sample ``i`` is multiplied by
+        ``10 ** (gain_db[i] / 20)``.
     """
 
     _stateful = False
 
-    gain_db = Param(1.0, unit="dB", doc="gain applied to the signal")
+    gain_db = Param(1.0, unit="dB", doc="gain applied to the signal (automatable, per sample)")
 
-    def __init__(self, gain_db: float = 1.0) -> None:
+    _automatable = _native_automation = frozenset({"gain_db"})
+
+    def __init__(self, gain_db: float | Any = 1.0) -> None:
         super().__init__(gain_db=gain_db)
 
     def _update(self) -> None:
@@ -57,6 +61,11 @@ class Gain(Plugin):
 
     def _process(self, block: np.ndarray) -> np.ndarray:
         block *= self._factor
+        return block
+
+    def _process_automated(self, block: np.ndarray, curves: dict[str, np.ndarray]) -> np.ndarray:
+        # the gain of every sample in double precision; the product is rounded to float32 once
+        np.multiply(block, np.power(10.0, curves["gain_db"] / 20.0), out=block, casting="unsafe")
         return block
 
 
@@ -78,16 +87,25 @@ class Clipping(Plugin):
 
     Parameters
     ----------
-    threshold_db : float
+    threshold_db : float or automation
         Clipping level in dBFS (default -6.0): samples are limited to ``±10 ** (threshold_db / 20)``.
+        Automatable per sample.
     """
 
     _stateful = False
 
-    threshold_db = Param(-6.0, unit="dB", doc="level above which samples are clipped")
+    threshold_db = Param(-6.0, unit="dB", doc="level above which samples are clipped (automatable, per sample)")
 
-    def __init__(self, threshold_db: float = -6.0) -> None:
+    _automatable = _native_automation = frozenset({"threshold_db"})
+
+    def __init__(self, threshold_db: float | Any = -6.0) -> None:
         super().__init__(threshold_db=threshold_db)
+
+    def _process_automated(self, block: np.ndarray, curves: dict[str, np.ndarray]) -> np.ndarray:
+        limit = np.power(10.0, curves["threshold_db"] / 20.0).astype(np.float32)
+        np.minimum(block, limit, out=block)
+        np.maximum(block, -limit, out=block)
+        return block
 
     def _update(self) -> None:
         self._limit = np.float32(db_to_gain(self.threshold_db))
@@ -103,14 +121,22 @@ class Distortion(Plugin):
     Parameters
     ----------
     drive_db : float
-        Gain before the waveshaper in dB (default 25). ``gain_db=`` is accepted as an alias.
+        Gain before the waveshaper in dB (default 25). ``gain_db=`` is accepted as an alias. Automatable per
+        sample.
     """
 
     _stateful = False
 
-    drive_db = Param(25.0, unit="dB", doc="gain applied before the tanh waveshaper")
+    drive_db = Param(25.0, unit="dB", doc="gain applied before the tanh waveshaper (automatable, per sample)")
 
-    def __init__(self, drive_db: float = 25.0, **kwargs: Any) -> None:
+    _automatable = _native_automation = frozenset({"drive_db"})
+
+    def _process_automated(self, block: np.ndarray, curves: dict[str, np.ndarray]) -> np.ndarray:
+        block *= np.power(10.0, curves["drive_db"] / 20.0).astype(np.float32)
+        np.tanh(block, out=block)
+        return block
+
+    def __init__(self, drive_db: float | Any = 25.0, **kwargs: Any) -> None:
         if "gain_db" in kwargs:
             drive_db = kwargs.pop("gain_db")
         if kwargs:
@@ -143,7 +169,7 @@ class Bitcrush(Plugin):
     Parameters
     ----------
     bit_depth : float
-        Resolution in bits, 0 to 32 (default 8); fractional depths are allowed.
+        Resolution in bits, 0 to 32 (default 8); fractional depths are allowed. Automatable per sample.
     """
 
     _stateful = False
@@ -157,8 +183,17 @@ class Bitcrush(Plugin):
         error="Bit depth must be between 0 and 32 bits.",
     )
 
-    def __init__(self, bit_depth: float = 8) -> None:
+    _automatable = _native_automation = frozenset({"bit_depth"})
+
+    def __init__(self, bit_depth: float | Any = 8) -> None:
         super().__init__(bit_depth=bit_depth)
+
+    def _process_automated(self, block: np.ndarray, curves: dict[str, np.ndarray]) -> np.ndarray:
+        scale = np.power(2.0, curves["bit_depth"]).astype(np.float32)
+        block *= scale
+        np.round(block, out=block)
+        block /= scale
+        return block
 
     def _update(self) -> None:
         self._scale = np.float32(2.0**self.bit_depth)

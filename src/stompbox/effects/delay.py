@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from typing import Any
+
 from ..core.jit import kernel
 from ..core.params import Param
 from ..core.plugin import Plugin
@@ -32,6 +34,38 @@ def _delay_kernel(block, buffers, pos, delay, feedback, dry, wet):  # pragma: no
     return (pos + n) & mask
 
 
+@kernel
+def _delay_tv_kernel(block, buffers, pos, delay, feedback, dry, wet):  # pragma: no cover - compiled
+    """:func:`_delay_kernel` with per-sample ``delay`` (float samples, fractional: read by linear
+    interpolation), ``feedback``, ``dry`` and ``wet`` (float64 arrays of the block's length). A delay under one
+    sample reads the current input for the missing part (no feedback through a zero-length loop).
+    """
+    channels, n = block.shape
+    mask = buffers.shape[1] - 1
+    for c in range(channels):
+        ring = buffers[c]
+        p = pos
+        for i in range(n):
+            x = block[c, i]
+            d = delay[i]
+            whole = int(d)
+            frac = d - whole
+            if whole == 0:
+                a = x
+            else:
+                a = ring[(p - whole) & mask]
+            b = ring[(p - whole - 1) & mask]
+            delayed = a + frac * (b - a)
+            if d == 0.0:
+                ring[p] = x
+                block[c, i] = x
+            else:
+                ring[p] = x + feedback[i] * delayed
+                block[c, i] = dry[i] * x + wet[i] * delayed
+            p = (p + 1) & mask
+    return (pos + n) & mask
+
+
 class Delay(Plugin):
     """A digital delay with feedback and a dry/wet mix.
 
@@ -47,12 +81,14 @@ class Delay(Plugin):
 
     Parameters
     ----------
-    delay_seconds : float
-        Delay time in seconds, 0 to 30 (default 0.5).
-    feedback : float
-        Fraction of the delayed signal fed back into the line, 0 to 1 (default 0).
-    mix : float
-        Wet fraction of the output, 0 (dry) to 1 (only echoes) (default 0.5).
+    delay_seconds : float or automation
+        Delay time in seconds, 0 to 30 (default 0.5). Automatable per sample: an automated delay is read with
+        linear interpolation at fractional positions (so a sweep glides, with the pitch change of a tape
+        delay, instead of clicking); a static delay is truncated to whole samples as in pedalboard.
+    feedback : float or automation
+        Fraction of the delayed signal fed back into the line, 0 to 1 (default 0). Automatable per sample.
+    mix : float or automation
+        Wet fraction of the output, 0 (dry) to 1 (only echoes) (default 0.5). Automatable per sample.
     """
 
     delay_seconds = Param(
@@ -74,7 +110,9 @@ class Delay(Plugin):
         0.5, minimum=0.0, maximum=1.0, doc="wet fraction of the output", error="Mix must be between 0.0 and 1.0."
     )
 
-    def __init__(self, delay_seconds: float = 0.5, feedback: float = 0.0, mix: float = 0.5) -> None:
+    _automatable = _native_automation = frozenset({"delay_seconds", "feedback", "mix"})
+
+    def __init__(self, delay_seconds: float | Any = 0.5, feedback: float | Any = 0.0, mix: float | Any = 0.5) -> None:
         super().__init__(delay_seconds=delay_seconds, feedback=feedback, mix=mix)
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
@@ -124,4 +162,22 @@ class Delay(Plugin):
         if self._delay == 0:
             return block
         self._pos = _delay_kernel(block, self._buffers, self._pos, self._delay, self._feedback, self._dry, self._wet)
+        return block
+
+    def _process_automated(self, block: np.ndarray, curves: dict[str, np.ndarray]) -> np.ndarray:
+        n = block.shape[1]
+        seconds = curves.get("delay_seconds")
+        if seconds is None:
+            delay = np.full(n, float(self._delay))
+        else:
+            delay = np.minimum(seconds * self._sr, MAX_DELAY_SECONDS * self._sr)
+        top = int(delay.max()) + 2
+        if top >= self._buffers.shape[1]:
+            self._grow(top + 1)
+        feedback = curves.get("feedback")
+        feedback = np.full(n, self._feedback) if feedback is None else feedback
+        mix = curves.get("mix")
+        wet = np.full(n, self._wet) if mix is None else mix
+        dry = np.full(n, self._dry) if mix is None else 1.0 - mix
+        self._pos = _delay_tv_kernel(block, self._buffers, self._pos, delay, feedback, dry, wet)
         return block

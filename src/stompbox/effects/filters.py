@@ -89,6 +89,78 @@ def _iir_kernel(block, coeffs, state):  # pragma: no cover - compiled
                 state[c, k] = 0.0
 
 
+@kernel
+def _iir_tv_kernel(block, coeffs, state):  # pragma: no cover - compiled
+    """Like :func:`_iir_kernel` with coefficients that change every sample: ``coeffs`` is float64
+    ``(5, n)`` (``b0, b1, b2, a1, a2`` of each sample). Direct form I keeps the past inputs and outputs, so a
+    change of coefficients changes the recursion smoothly (no stored state has to be re-interpreted)."""
+    channels, n = block.shape
+    for c in range(channels):
+        row = block[c]
+        x1, x2, y1, y2 = state[c, 0], state[c, 1], state[c, 2], state[c, 3]
+        for i in range(n):
+            x = np.float64(row[i])
+            y = coeffs[0, i] * x + coeffs[1, i] * x1 + coeffs[2, i] * x2 - coeffs[4, i] * y2 - coeffs[3, i] * y1
+            x2 = x1
+            x1 = x
+            y2 = y1
+            y1 = y
+            row[i] = y
+        state[c, 0], state[c, 1], state[c, 2], state[c, 3] = x1, x2, y1, y2
+    for c in range(channels):
+        for k in range(2, 4):
+            if abs(state[c, k]) < 1e-30:
+                state[c, k] = 0.0
+
+
+def _first_order_curves(kind: str, sample_rate: float, cutoff_hz: np.ndarray) -> np.ndarray:
+    """:func:`_first_order` for one cutoff per sample, in double precision: ``(5, n)`` coefficients."""
+    f = np.minimum(cutoff_hz, FIRST_ORDER_MAX_CUTOFF * sample_rate)
+    n = np.tan(np.pi * f / sample_rate)
+    inv = 1.0 / (n + 1.0)
+    coeffs = np.zeros((5, f.shape[0]))
+    if kind == "low":
+        coeffs[0] = coeffs[1] = n * inv
+    else:
+        coeffs[0] = inv
+        coeffs[1] = -inv
+    coeffs[3] = (n - 1.0) * inv
+    return coeffs
+
+
+def _biquad_curves(
+    kind: str, sample_rate: float, cutoff_hz: np.ndarray, q: np.ndarray, gain_db: np.ndarray
+) -> np.ndarray:
+    """:func:`_biquad` for per-sample parameters (arrays of one length), in double precision, with the same
+    clamps: ``(5, n)`` coefficients."""
+    sr = float(sample_rate)
+    f = np.clip(cutoff_hz, 0.01, sr / 2 - 100.0) if sr / 2 - 100.0 > 0.01 else np.full_like(cutoff_hz, 0.01)
+    f = np.minimum(np.maximum(f, 2.0), FIRST_ORDER_MAX_CUTOFF * sr)
+    db = np.clip(gain_db, -300.0, 300.0)
+    factor = np.where(db > -100.0, np.power(10.0, db * 0.05), 0.0)
+    big_a = np.sqrt(np.maximum(factor, 1e-15))
+    omega = 2.0 * np.pi * f / sr
+    cos_w = np.cos(omega)
+    sin_w = np.sin(omega)
+    if kind == "peak":
+        alpha = sin_w / (q * 2.0)
+        c2 = -2.0 * cos_w
+        b = (1.0 + alpha * big_a, c2, 1.0 - alpha * big_a)
+        a = (1.0 + alpha / big_a, c2, 1.0 - alpha / big_a)
+    else:
+        am1, ap1 = big_a - 1.0, big_a + 1.0
+        beta = sin_w * np.sqrt(big_a) / q
+        am1_cos = am1 * cos_w
+        if kind == "lowshelf":
+            b = (big_a * (ap1 - am1_cos + beta), big_a * 2.0 * (am1 - ap1 * cos_w), big_a * (ap1 - am1_cos - beta))
+            a = (ap1 + am1_cos + beta, -2.0 * (am1 + ap1 * cos_w), ap1 + am1_cos - beta)
+        else:
+            b = (big_a * (ap1 + am1_cos + beta), -2.0 * big_a * (am1 + ap1 * cos_w), big_a * (ap1 + am1_cos - beta))
+            a = (ap1 - am1_cos + beta, 2.0 * (am1 - ap1 * cos_w), ap1 - am1_cos - beta)
+    inv = 1.0 / a[0]
+    return np.stack([b[0] * inv, b[1] * inv, b[2] * inv, a[1] * inv, a[2] * inv])
+
+
 def _normalise(b: list[np.float32], a: list[np.float32]) -> np.ndarray:
     """``[b0, b1, b2, a1, a2]`` divided by ``a0`` in single precision (as JUCE does), as float64; a first-order
     design (two ``b`` and two ``a`` values) gets ``b2 = a2 = 0``."""
@@ -188,6 +260,21 @@ class _BiquadPlugin(Plugin):
         _iir_kernel(block, self._coeffs, self._state)
         return block
 
+    def _design_curves(self, sample_rate: float, curves: dict[str, np.ndarray], n: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def _curve(self, curves: dict[str, np.ndarray], name: str, n: int) -> np.ndarray:
+        """The per-sample values of ``name``: its automation curve, or its static value repeated."""
+        curve = curves.get(name)
+        return curve if curve is not None else np.full(n, float(self._values[name]))
+
+    def _process_automated(self, block: np.ndarray, curves: dict[str, np.ndarray]) -> np.ndarray:
+        # coefficients are designed for every sample (vectorised), then one time-varying recursion
+        assert self._format is not None
+        coeffs = self._design_curves(self._format[0], curves, block.shape[1])
+        _iir_tv_kernel(block, np.ascontiguousarray(coeffs), self._state)
+        return block
+
     @property
     def tail_seconds(self) -> float:
         sample_rate = self._format[0] if self._format is not None else 44100.0
@@ -206,18 +293,23 @@ class LowpassFilter(_BiquadPlugin):
     cutoff_frequency_hz : float
         Cutoff frequency in Hz, > 0 (default 50). Cutoffs at or above Nyquist are processed at
         ``0.4999 * sample_rate`` (where the filter is close to a pass-through); pedalboard gives non-finite
-        output there instead.
+        output there instead. Automatable per sample (coefficients are designed for every sample, in double
+        precision).
     """
 
     cutoff_frequency_hz = Param(
         50.0, minimum=0.0, min_exclusive=True, unit="Hz", doc="-3 dB frequency", error=CUTOFF_ERROR
     )
+    _automatable = _native_automation = frozenset({"cutoff_frequency_hz"})
 
     def __init__(self, cutoff_frequency_hz: float = 50) -> None:
         super().__init__(cutoff_frequency_hz=cutoff_frequency_hz)
 
     def _design(self, sample_rate: float) -> np.ndarray:
         return _first_order("low", sample_rate, self.cutoff_frequency_hz)
+
+    def _design_curves(self, sample_rate: float, curves: dict[str, np.ndarray], n: int) -> np.ndarray:
+        return _first_order_curves("low", sample_rate, self._curve(curves, "cutoff_frequency_hz", n))
 
 
 class HighpassFilter(_BiquadPlugin):
@@ -231,18 +323,23 @@ class HighpassFilter(_BiquadPlugin):
     cutoff_frequency_hz : float
         Cutoff frequency in Hz, > 0 (default 50). Cutoffs at or above Nyquist are processed at
         ``0.4999 * sample_rate`` (where the filter removes nearly everything); pedalboard gives non-finite
-        output there instead.
+        output there instead. Automatable per sample (coefficients are designed for every sample, in double
+        precision).
     """
 
     cutoff_frequency_hz = Param(
         50.0, minimum=0.0, min_exclusive=True, unit="Hz", doc="-3 dB frequency", error=CUTOFF_ERROR
     )
+    _automatable = _native_automation = frozenset({"cutoff_frequency_hz"})
 
     def __init__(self, cutoff_frequency_hz: float = 50) -> None:
         super().__init__(cutoff_frequency_hz=cutoff_frequency_hz)
 
     def _design(self, sample_rate: float) -> np.ndarray:
         return _first_order("high", sample_rate, self.cutoff_frequency_hz)
+
+    def _design_curves(self, sample_rate: float, curves: dict[str, np.ndarray], n: int) -> np.ndarray:
+        return _first_order_curves("high", sample_rate, self._curve(curves, "cutoff_frequency_hz", n))
 
 
 class IIRFilter(_BiquadPlugin):
@@ -263,6 +360,10 @@ class IIRFilter(_BiquadPlugin):
     q : float
         Quality factor, > 0 (default 1/sqrt(2) as a float32, 0.7071067690849304). For the peak it sets the
         bandwidth; for the shelves the steepness of the transition (1/sqrt(2) is the steepest without overshoot).
+
+    All three parameters are automatable per sample (an array, an ``Envelope`` or an ``LFO``): the coefficients
+    are designed for every sample (vectorised, double precision) and run through a direct-form-I recursion, whose
+    state (past inputs and outputs) stays meaningful when the coefficients move, so sweeps have no steps.
     """
 
     _abstract = True
@@ -273,12 +374,22 @@ class IIRFilter(_BiquadPlugin):
     )
     gain_db = Param(0.0, unit="dB", doc="gain of the shelf or peak")
     q = Param(0.7071067690849304, minimum=0.0, min_exclusive=True, doc="quality factor", error=Q_ERROR)
+    _automatable = _native_automation = frozenset({"cutoff_frequency_hz", "gain_db", "q"})
 
     def __init__(self, cutoff_frequency_hz: float = 440, gain_db: float = 0.0, q: float = 0.7071067690849304) -> None:
         super().__init__(cutoff_frequency_hz=cutoff_frequency_hz, gain_db=gain_db, q=q)
 
     def _design(self, sample_rate: float) -> np.ndarray:
         return _biquad(self._kind, sample_rate, self.cutoff_frequency_hz, self.q, self.gain_db)
+
+    def _design_curves(self, sample_rate: float, curves: dict[str, np.ndarray], n: int) -> np.ndarray:
+        return _biquad_curves(
+            self._kind,
+            sample_rate,
+            self._curve(curves, "cutoff_frequency_hz", n),
+            self._curve(curves, "q", n),
+            self._curve(curves, "gain_db", n),
+        )
 
 
 class LowShelfFilter(IIRFilter):
