@@ -29,9 +29,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .automation import Automation
 from .errors import DuplicatePluginError
 from .layout import channels_first_view, check_buffer_size, check_sample_rate, restore_layout
-from .automation import Automation
 from .params import Param, ParamSpec
 
 DUPLICATE_ERROR = (
