@@ -1,7 +1,7 @@
 """Live-audio measurements on a private PulseAudio server with a null sink (started here, stopped at the end).
 
-1. Callback cost: Python time spent in AudioStream's device callback per 512-frame block (duplex, stereo), with
-   an empty board and with Gain + Compressor, measured on the live device.
+1. Callback cost: Python time spent in AudioStream's device callback per 512-frame block (duplex, stereo),
+   with an empty board and with Gain + Compressor, measured on the live device.
 2. Round-trip latency of the live path, stompbox vs pedalboard, on the same virtual device and buffer size: a
    live stream reads the sink's monitor and plays into the same sink through Gain(-6 dB), so one click played
    into the sink comes back as a train of echoes spaced by exactly the loop's round trip.
