@@ -50,7 +50,7 @@ def builtin_effects() -> dict[str, type[Plugin]]:
 
 
 def _key(name: str) -> str:
-    return name.replace("-", "").replace("_", "").lower()
+    return name.strip().replace("-", "").replace("_", "").lower()
 
 
 def find_effect(name: str) -> type[Plugin]:

@@ -1,0 +1,153 @@
+"""Batch processing: many files through one chain on any executor, per-file errors, atomic outputs, resume."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+import stompbox
+from _audio import music
+from stompbox.batch import BatchReport, find_audio_files, process_file, process_files
+from stompbox.cli.main import main
+
+SR = 22050
+
+
+@pytest.fixture(autouse=True)
+def _needs_audiofile():
+    try:
+        from stompbox.io import AudioFile  # noqa: F401
+    except ImportError:
+        pytest.skip("stompbox.io.AudioFile is not available yet")
+
+
+def _chain():
+    return stompbox.Pedalboard(
+        [
+            stompbox.Distortion(drive_db=15),
+            stompbox.Delay(delay_seconds=0.03, feedback=0.3),
+            stompbox.Gain(-6),
+        ]
+    )
+
+
+@pytest.fixture
+def folder(tmp_path):
+    """Six short files (one in a subfolder), a corrupt one, and a non-audio file."""
+    root = tmp_path / "in"
+    (root / "sub").mkdir(parents=True)
+    for i in range(5):
+        sf.write(root / f"take{i}.wav", music(0.3, SR, seed=i).T, SR, subtype="FLOAT")
+    sf.write(root / "sub" / "deep.wav", music(0.2, SR, seed=9).T, SR, subtype="FLOAT")
+    (root / "broken.wav").write_bytes(b"RIFF" + os.urandom(3000))
+    (root / "notes.txt").write_text("not audio")
+    return root
+
+
+def _expected(path, tail=0):
+    x, _ = sf.read(path, dtype="float32", always_2d=True)
+    x = np.concatenate([x.T, np.zeros((x.shape[1], tail), np.float32)], axis=1)
+    return _chain()(x, SR)
+
+
+def _check_outputs(report: BatchReport, tail=0):
+    for result in report.ok:
+        y, rate = sf.read(result.output, dtype="float32", always_2d=True)
+        assert rate == SR
+        assert np.array_equal(y.T, _expected(result.input, tail)), result.input
+        assert result.frames_out == result.frames_in + tail
+
+
+def test_find_audio_files(folder):
+    found = [os.path.relpath(p, folder) for p in find_audio_files(folder)]
+    assert found == [
+        "broken.wav",
+        "sub/deep.wav",
+        "take0.wav",
+        "take1.wav",
+        "take2.wav",
+        "take3.wav",
+        "take4.wav",
+    ]
+
+
+@pytest.mark.parametrize("kind", ["thread", "process"])
+def test_any_executor_and_a_bad_file_among_good_ones(folder, tmp_path, kind):
+    out = tmp_path / "out"
+    pool = (
+        concurrent.futures.ThreadPoolExecutor if kind == "thread" else concurrent.futures.ProcessPoolExecutor
+    )
+    with pool(2) as executor:
+        report = process_files(find_audio_files(folder), out, _chain(), executor, root=folder)
+    assert [r.status for r in report.results].count("ok") == 6
+    (bad,) = report.failed
+    assert bad.input.endswith("broken.wav") and bad.error and "\n" not in bad.error
+    assert not os.path.exists(bad.output)
+    assert os.path.exists(out / "sub" / "deep.wav")  # the input's relative path is kept
+    _check_outputs(report)
+    leftovers = [n for _, _, files in os.walk(out) for n in files if n.startswith(".")]
+    assert leftovers == []  # atomic writes leave no partial files
+    assert "6 processed, 1 failed, 0 skipped" in report.summary()
+
+
+def test_default_process_pool_and_serial_give_identical_outputs(folder, tmp_path):
+    inputs = [p for p in find_audio_files(folder) if "broken" not in p]
+    pooled = process_files(inputs, tmp_path / "a", _chain().to_dict(), jobs=2, tail=0.05)
+    serial = process_files(inputs, tmp_path / "b", _chain(), jobs=1, tail=0.05)
+    assert len(pooled.ok) == len(serial.ok) == len(inputs)
+    for a, b in zip(pooled.results, serial.results, strict=True):
+        assert open(a.output, "rb").read() == open(b.output, "rb").read()
+    _check_outputs(serial, tail=int(0.05 * SR))
+
+
+def test_skip_existing_resumes(folder, tmp_path):
+    inputs = [p for p in find_audio_files(folder) if "broken" not in p]
+    out = tmp_path / "out"
+    first = process_files(inputs[:3], out, _chain(), jobs=1)
+    assert len(first.ok) == 3
+    stamp = os.path.getmtime(first.ok[0].output)
+    second = process_files(inputs, out, _chain(), jobs=1, skip_existing=True)
+    assert [r.status for r in second.results] == ["skipped"] * 3 + ["ok"] * (len(inputs) - 3)
+    assert os.path.getmtime(first.ok[0].output) == stamp
+
+
+def test_explicit_outputs_extension_and_collisions(folder, tmp_path):
+    inputs = find_audio_files(folder)[1:3]
+    outs = [tmp_path / "x.wav", tmp_path / "y.wav"]
+    report = process_files(inputs, outs, _chain(), jobs=1)
+    assert [r.output for r in report.results] == [str(p) for p in outs]
+    report = process_files(inputs, tmp_path / "flac", _chain(), jobs=1, extension="flac", bit_depth=24)
+    assert all(r.output.endswith(".flac") and sf.info(r.output).subtype == "PCM_24" for r in report.results)
+    with pytest.raises(ValueError, match="would both be written"):
+        process_files([inputs[0], inputs[0]], tmp_path / "c", _chain())
+    with pytest.raises(ValueError, match="2 inputs but 1 outputs"):
+        process_files(inputs, [tmp_path / "one.wav"], _chain())
+
+
+def test_process_file_counts(folder, tmp_path):
+    src = str(folder / "take0.wav")
+    frames_in, frames_out = process_file(src, tmp_path / "o.wav", _chain(), tail=0.1)
+    assert frames_in == int(0.3 * SR) and frames_out == frames_in + int(0.1 * SR)
+
+
+def test_batch_command(folder, tmp_path, capsys):
+    chain = tmp_path / "chain.json"
+    _chain().save(chain)
+    out = tmp_path / "out"
+    assert main(["batch", str(folder), str(out), "--chain", str(chain), "--jobs", "2", "--threads"]) == 1
+    captured = capsys.readouterr()
+    assert "broken.wav" in captured.err and captured.err.count("\n") == 1
+    assert "6 processed, 1 failed, 0 skipped" in captured.out
+    assert sorted(os.listdir(out)) == ["sub", "take0.wav", "take1.wav", "take2.wav", "take3.wav", "take4.wav"]
+    (folder / "broken.wav").unlink()
+    assert main(["batch", str(folder), str(out), "--chain", str(chain), "--resume", "-j", "1"]) == 0
+    assert "0 processed, 0 failed, 6 skipped" in capsys.readouterr().out
+    # effects on the command line instead of a chain file; usage errors
+    assert main(["batch", str(folder), str(tmp_path / "o2"), "gain", "gain_db=-3", "-j", "1", "--quiet"]) == 0
+    assert main(["batch", str(folder), str(tmp_path / "o3")]) == 2
+    assert main(["batch", str(tmp_path / "missing"), str(tmp_path / "o3"), "gain"]) == 1
+    capsys.readouterr()
