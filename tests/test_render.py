@@ -196,6 +196,12 @@ def test_errors_are_one_line_with_exit_status(song, tmp_path, capsys, argv_tail,
     assert not out.exists()
 
 
+def test_tail_auto_is_capped(song, tmp_path):
+    out = str(tmp_path / "out.wav")
+    assert main(["render", song, out, "delay", "delay_seconds=0.01", "feedback=1", "--tail", "auto"]) == 0
+    assert sf.info(out).frames == SR + 60 * SR  # an endless echo: 60 s of tail, not forever
+
+
 def test_missing_input_and_usage(tmp_path, capsys, io_ready):
     assert main(["render", str(tmp_path / "nope.wav"), str(tmp_path / "o.wav"), "gain"]) == 1
     assert "nope.wav: no such file" in capsys.readouterr().err
