@@ -100,7 +100,7 @@ class PluginContainer(Plugin):
         if self._format == (sample_rate, num_channels):
             return False
         self._format = (sample_rate, num_channels)
-        changed = [child._ensure_format(sample_rate, num_channels) for child in self._children()]
+        changed = self._prepare_children(sample_rate, num_channels)
         if any(changed):
             self._reset_all()
             return True
@@ -108,6 +108,14 @@ class PluginContainer(Plugin):
         self._withheld = 0
         self._latency_seen = self.latency_samples
         return False
+
+    def _prepare_children(self, sample_rate: float, num_channels: int) -> list[bool]:
+        """Prepare every child for the format it will see (all the same here: parallel branches)."""
+        return [child._ensure_format(sample_rate, num_channels) for child in self._children()]
+
+    def _output_channels(self, num_channels: int) -> int:
+        children = self._children()
+        return children[0]._output_channels(num_channels) if children else num_channels
 
     def _reset_own(self) -> None:
         """Reset the container's own state (not its children's)."""
@@ -142,6 +150,19 @@ class Chain(PluginContainer):
             block = child._step(block)
         return block
 
+    def _prepare_children(self, sample_rate: float, num_channels: int) -> list[bool]:
+        # in series: each child sees the channel count of the one before it (routing plugins change it)
+        changed = []
+        for child in self._children():
+            changed.append(child._ensure_format(sample_rate, num_channels))
+            num_channels = child._output_channels(num_channels)
+        return changed
+
+    def _output_channels(self, num_channels: int) -> int:
+        for child in self._children():
+            num_channels = child._output_channels(num_channels)
+        return num_channels
+
     @property
     def latency_samples(self) -> int:
         return sum(c.latency_samples for c in self._children())
@@ -166,18 +187,23 @@ class Mix(PluginContainer):
         children = self._children()
         latest = max((c.latency_samples for c in children), default=0)
         channels = self._format[1] if self._format else 1
-        self._pads = [np.zeros((channels, latest - c.latency_samples), np.float32) for c in children]
+        self._pads = [
+            np.zeros((c._output_channels(channels), latest - c.latency_samples), np.float32) for c in children
+        ]
 
     def _process(self, block: np.ndarray) -> np.ndarray:
-        total = np.zeros_like(block)
+        total: np.ndarray | None = None
         for i, child in enumerate(self._children()):
             out = child._step(block.copy())
             pad = self._pads[i]
             if pad.shape[1]:
                 joined = np.concatenate([pad, out], axis=1)
                 out, self._pads[i] = joined[:, : block.shape[1]], joined[:, block.shape[1] :]
-            total += out
-        return total
+            if total is None:
+                total = np.array(out, np.float32)
+            else:
+                total += out
+        return np.zeros_like(block) if total is None else total
 
     @property
     def latency_samples(self) -> int:

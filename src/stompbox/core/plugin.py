@@ -215,6 +215,7 @@ class Plugin:
             for name, values in held.items():
                 self._values[name] = float(values[index])
             self._update()
+            self._clock = start + pos  # the sub-block's own position (for plugins that read the clock)
             piece = block if (pos == 0 and stop == n) else np.ascontiguousarray(block[:, pos:stop])
             if curves:
                 result = self._process_automated(piece, {name: c[pos:stop] for name, c in curves.items()})
@@ -225,6 +226,7 @@ class Plugin:
             else:
                 block[:, pos:stop] = result
             pos = stop
+        self._clock = start  # _step advances it past the block
         for name, curve in curves.items():
             self._values[name] = float(curve[-1])
         return out
@@ -421,51 +423,159 @@ class PairedChannels:
     A stream of more than two channels is processed as consecutive pairs ``(0, 1), (2, 3), ...``, each by its
     own copy of the plugin running as a stereo stream (an odd last channel as a mono stream), so channels ``2k``
     and ``2k + 1`` of the output equal processing those two channels alone. Put it before the plugin's base:
-    ``class Reverb(PairedChannels, Plugin)``. The copies follow the plugin's parameters; automation is applied
-    by the outer plugin (per sub-block).
+    ``class Reverb(PairedChannels, Plugin)``. It works at the engine level (format, reset, step), so the
+    plugin's own hooks are untouched; the copies follow the plugin's parameters and automation. A plugin that
+    defines ``latency_samples`` must return ``self._pairs[0].latency_samples`` when ``self._pairs`` is set.
     """
 
     _pairs: list[Plugin] | None = None
+    #: the default of :attr:`channel_pairs` for the class
+    _channel_pairs_default: ClassVar[bool] = True
 
-    def _prepare(self, sample_rate: float, num_channels: int) -> None:
-        if num_channels <= 2:
-            self._pairs = None
-            super()._prepare(sample_rate, num_channels)  # type: ignore[misc]
-            return
+    @property
+    def channel_pairs(self) -> bool:
+        """Process more than two channels as independent stereo pairs (True), or use the plugin's own rule for
+        wide audio (False: see the class's documentation)."""
+        return bool(self.__dict__.get("_channel_pairs", self._channel_pairs_default))
+
+    @channel_pairs.setter
+    def channel_pairs(self, value: bool) -> None:
+        self._channel_pairs = bool(value)
+        self._format = None  # prepare again on the next call
+
+    def _ensure_format(self, sample_rate: float, num_channels: int) -> bool:
+        if num_channels <= 2 or not self.channel_pairs:
+            if self._pairs is not None:
+                self._pairs = None
+                self._format = None  # type: ignore[attr-defined]
+            return super()._ensure_format(sample_rate, num_channels)  # type: ignore[misc,no-any-return]
+        if self._format == (sample_rate, num_channels) and self._pairs is not None:  # type: ignore[attr-defined]
+            return False
+        self._format = None  # type: ignore[attr-defined]
         pairs = []
         for first in range(0, num_channels, 2):
             clone = type(self)()  # type: ignore[call-arg]
-            clone._values.update(self._values)  # type: ignore[attr-defined]
+            self._sync(clone)
             clone._ensure_format(sample_rate, min(2, num_channels - first))
             pairs.append(clone)
         self._pairs = pairs
+        self._format = (sample_rate, num_channels)  # type: ignore[attr-defined]
+        self._dirty = False  # type: ignore[attr-defined]
+        self._reset_all()
+        return True
 
-    def _reset_state(self) -> None:
+    def _sync(self, clone: Plugin) -> None:
+        clone._values.update(self._values)  # type: ignore[attr-defined]
+        clone._automation = dict(self._automation)  # type: ignore[attr-defined]
+        clone._dirty = True
+
+    def _reset_all(self) -> None:
         if self._pairs is None:
-            super()._reset_state()  # type: ignore[misc]
+            super()._reset_all()  # type: ignore[misc]
             return
         for clone in self._pairs:
+            self._sync(clone)
             clone._reset_all()
+        self._dirty = False  # type: ignore[attr-defined]
+        self._clock = 0
+        self._withheld = self._latency_seen = self.latency_samples  # type: ignore[attr-defined]
 
-    def _update(self) -> None:
+    def _step(self, block: np.ndarray) -> np.ndarray:
         if self._pairs is None:
-            super()._update()  # type: ignore[misc]
-            return
-        for clone in self._pairs:
-            clone._values.update(self._values)  # type: ignore[attr-defined]
-            clone._dirty = True
-
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        if self._pairs is None:
-            return super()._process(block)  # type: ignore[misc,no-any-return]
+            return super()._step(block)  # type: ignore[misc,no-any-return]
+        if self._dirty:  # type: ignore[attr-defined]
+            for clone in self._pairs:
+                self._sync(clone)
+            self._dirty = False  # type: ignore[attr-defined]
         out = np.empty_like(block)
         for k, clone in enumerate(self._pairs):
-            part = np.ascontiguousarray(block[2 * k : 2 * k + 2])
-            out[2 * k : 2 * k + 2] = clone._step(part)
+            out[2 * k : 2 * k + 2] = clone._step(np.ascontiguousarray(block[2 * k : 2 * k + 2]))
+        self._clock += block.shape[1]
         return out
 
+
+def _as_key(key: Any, layout: str | None = None) -> np.ndarray | None:
+    """A sidechain signal as a C-contiguous float32 ``(channels, samples)`` array (``None`` stays ``None``)."""
+    if key is None:
+        return None
+    from .layout import as_float32_channels_first
+
+    if isinstance(key, np.ndarray) and key.dtype.kind in "iu":
+        key = key.astype(np.float64)
+    array, _ = as_float32_channels_first(key, None, layout)
+    return array
+
+
+class SidechainInput:
+    """Mixin for plugins whose level detector can listen to another signal: a sidechain key.
+
+    The key is given either as an attribute (``plugin.sidechain = key``, or the constructor's ``sidechain=``),
+    which lines up sample ``i`` of the key with sample ``i`` of the stream (counted from the last reset, so it
+    works in boards and when streaming with ``reset=False``), or per call, ``plugin.process(audio, sr,
+    sidechain=key)``, which lines the key up with that call's audio (streaming: pass each block's key with its
+    block). Past the key's end the key is silent. Channel ``c`` of the audio is detected from channel
+    ``c % key_channels`` of the key, so a mono key drives every channel.
+
+    The hook for other plugins (hosted plugins with a sidechain bus): subclass it (before :class:`Plugin`) and
+    call :meth:`_key_block` in ``_process`` to get the key samples of the block being processed.
+    """
+
+    _key: np.ndarray | None = None
+    _key_base = 0
+
     @property
-    def latency_samples(self) -> int:
-        if self._pairs:
-            return self._pairs[0].latency_samples
-        return super().latency_samples  # type: ignore[misc,no-any-return]
+    def sidechain(self) -> np.ndarray | None:
+        """The sidechain key, float32 ``(channels, samples)``, or ``None`` (detect the input itself)."""
+        return self._key
+
+    @sidechain.setter
+    def sidechain(self, key: np.ndarray | None) -> None:
+        self._key = _as_key(key)
+        self._key_base = 0
+
+    def process(
+        self,
+        input_array: np.ndarray,
+        sample_rate: float,
+        buffer_size: int = 8192,
+        reset: bool = True,
+        *,
+        layout: str | None = None,
+        sidechain: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """:meth:`Plugin.process`, with an optional ``sidechain`` key for this call's audio (same length,
+        same layout rules; mono keys drive all channels)."""
+        run = super().process  # type: ignore[misc]
+        if sidechain is None:
+            return run(input_array, sample_rate, buffer_size, reset, layout=layout)  # type: ignore[no-any-return]
+        saved = (self._key, self._key_base)
+        self._key = _as_key(sidechain, layout)
+        self._key_base = 0 if reset else self._clock  # type: ignore[attr-defined]
+        try:
+            return run(input_array, sample_rate, buffer_size, reset, layout=layout)  # type: ignore[no-any-return]
+        finally:
+            self._key, self._key_base = saved
+
+    __call__ = process
+
+    def _key_block(self, n: int, channels: int) -> np.ndarray | None:
+        """The key for the ``n`` samples being processed, float32 ``(channels, n)``, or ``None``."""
+        key = self._key
+        if key is None:
+            return None
+        start = self._clock - self._key_base  # type: ignore[attr-defined]
+        out = np.zeros((channels, n), np.float32)
+        lo, hi = max(start, 0), min(start + n, key.shape[1])
+        if hi > lo:
+            rows = key.shape[0]
+            for c in range(channels):
+                out[c, lo - start : hi - start] = key[c % rows, lo:hi]
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        if self._key is not None:
+            raise ValueError(
+                f"{type(self).__name__} has a sidechain signal, which cannot be saved in a chain file; set "
+                "sidechain=None before saving and give the key again after loading."
+            )
+        return super().to_dict()  # type: ignore[misc,no-any-return]

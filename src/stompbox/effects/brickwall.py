@@ -148,6 +148,10 @@ class BrickwallLimiter(Plugin):
         clears the delay line.
     true_peak : bool
         Detect inter-sample peaks with a 4x oversampled sidechain (default False).
+
+    ``ceiling_db`` and ``release_ms`` are automatable at sub-block granularity (the value at the start of every
+    32-sample sub-block, aligned to the stream); ``lookahead_ms`` is not (it sets the latency). The gain is
+    linked across all channels, however many: the peak is the largest magnitude over every channel.
     """
 
     ceiling_db = Param(-1.0, unit="dB", doc="output ceiling", error="ceiling_db must be a finite number")
@@ -164,6 +168,7 @@ class BrickwallLimiter(Plugin):
         error="lookahead_ms must be in (0, 100]",
     )
     true_peak = Param(False, kind=bool, doc="detect inter-sample peaks with a 4x oversampled sidechain")
+    _automatable = frozenset({"ceiling_db", "release_ms"})
 
     def __init__(
         self, ceiling_db: float = -1.0, release_ms: float = 100.0, lookahead_ms: float = 5.0, true_peak: bool = False

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..core.params import Param
-from ..core.plugin import Plugin
+from ..core.plugin import PairedChannels, Plugin
 from ..io.quality import Quality
 from .resample import AlignedPipeline, AlignedResampler, FixedBlockAdapter, FunctionStage, Stage
 
@@ -129,12 +129,14 @@ class MP3SegmentStage(Stage):
         return np.ascontiguousarray(np.concatenate(outputs, axis=1))
 
 
-class MP3Compressor(Plugin):
+class MP3Compressor(PairedChannels, Plugin):
     """Degrade the signal with a real MP3 round trip: LAME VBR encoding, then decoding (libsndfile).
 
-    Channels are kept (mono or stereo only). The coding latency is reported by :attr:`latency_samples` and
-    compensated by ``process``, so the output lines up with the input, and it does not depend on
-    ``buffer_size``.
+    Channels are kept. Audio with more than two channels raises ``ValueError`` by default (as in pedalboard);
+    with ``mp3.channel_pairs = True`` it is coded as independent stereo pairs (channels (0, 1), (2, 3), ..., an
+    odd last channel as mono), each exactly as if processed alone. The coding latency is reported by
+    :attr:`latency_samples` and compensated by ``process``, so the output lines up with the input, and it does
+    not depend on ``buffer_size``.
 
     Parameters
     ----------
@@ -154,6 +156,8 @@ class MP3Compressor(Plugin):
         doc="LAME VBR quality (0 best, 10 smallest)",
         error="VBR quality must be greater than 0 and less than 10. (Higher numbers are lower quality.)",
     )
+
+    _channel_pairs_default = False  # pedalboard refuses 3+ channels
 
     def __init__(self, vbr_quality: float = 2.0) -> None:
         super().__init__(vbr_quality=vbr_quality)
@@ -187,6 +191,8 @@ class MP3Compressor(Plugin):
 
     @property
     def latency_samples(self) -> int:
+        if self._pairs:
+            return self._pairs[0].latency_samples
         return self._pipeline.latency if self._pipeline is not None else 0
 
     def _process(self, block: np.ndarray) -> np.ndarray:
@@ -326,12 +332,14 @@ def _mono(block: np.ndarray) -> np.ndarray:
     return block.mean(axis=0, keepdims=True, dtype=np.float32)
 
 
-class GSMFullRateCompressor(Plugin):
+class GSMFullRateCompressor(PairedChannels, Plugin):
     """Degrade the signal with the GSM 06.10 full-rate speech codec (13 kbit/s, 8 kHz mono).
 
     The channels are averaged, resampled to 8 kHz with ``quality``, coded and decoded in 160-sample frames,
-    resampled back, and the result is copied to every channel. The latency is reported by
-    :attr:`latency_samples` and compensated by ``process``; the output does not depend on ``buffer_size``.
+    resampled back, and the result is copied to every channel. Audio with more than two channels is coded as
+    independent pairs (channels (0, 1), (2, 3), ..., an odd last channel alone), each as if processed alone.
+    The latency is reported by :attr:`latency_samples` and compensated by ``process``; the output does not
+    depend on ``buffer_size``.
 
     Parameters
     ----------
@@ -377,6 +385,8 @@ class GSMFullRateCompressor(Plugin):
 
     @property
     def latency_samples(self) -> int:
+        if self._pairs:
+            return self._pairs[0].latency_samples
         return self._pipeline.latency if self._pipeline is not None else 0
 
     def _process(self, block: np.ndarray) -> np.ndarray:

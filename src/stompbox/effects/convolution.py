@@ -106,13 +106,15 @@ class Convolution(Plugin):
     impulse_response_filename : str, os.PathLike or numpy.ndarray
         An audio file to read the impulse response from, or the impulse response itself: float32 (float64 is
         converted), 1-D or 2-D (the smaller dimension is channels).
-    mix : float
-        Wet fraction of the output, 0 (dry) to 1 (default 1.0).
+    mix : float or automation
+        Wet fraction of the output, 0 (dry) to 1 (default 1.0). Automatable per sample. (The impulse response
+        itself cannot be automated.)
     sample_rate : float, optional
         Sample rate of an ndarray impulse response in Hz (required for arrays; ignored for files).
     """
 
-    mix = Param(1.0, minimum=0.0, maximum=1.0, doc="wet fraction of the output")
+    mix = Param(1.0, minimum=0.0, maximum=1.0, doc="wet fraction of the output (automatable, per sample)")
+    _automatable = _native_automation = frozenset({"mix"})
 
     def __init__(
         self,
@@ -320,3 +322,14 @@ class Convolution(Plugin):
         wet *= wet_gain
         block += wet
         return block
+
+    def _process_automated(self, block: np.ndarray, curves: dict[str, np.ndarray]) -> np.ndarray:
+        dry = block.copy()
+        self._mix_values = (np.float32(0.0), np.float32(1.0))
+        wet = self._process(block)
+        self._dirty = True  # the static mix values are restored by the next _update
+        mix = curves["mix"].astype(np.float32)
+        wet -= dry
+        wet *= mix
+        wet += dry  # (1 - mix) * dry + mix * wet
+        return wet

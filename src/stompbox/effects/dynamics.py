@@ -18,12 +18,13 @@ Envelopes are per channel and carry over between blocks, so block processing equ
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from ..core.jit import kernel
 from ..core.params import Param
-from ..core.plugin import Plugin
+from ..core.plugin import Plugin, SidechainInput
 
 
 def ballistics_coefficient(time_ms: float, sample_rate: float) -> float:
@@ -138,6 +139,44 @@ def _apply_gain(block: np.ndarray, ratio: np.ndarray, count: int, exponent: floa
 
 
 @kernel
+def _dynamics_tv(
+    block, key, env, rms, attack, release, rms_release, use_rms, threshold_inv, exponent, above
+):  # pragma: no cover - compiled
+    """Envelope follower and hard-knee gain computer in one pass, with per-sample ``attack``, ``release``,
+    ``threshold_inv`` and ``exponent`` (float64 arrays of the block's length): the automated path of
+    Compressor and NoiseGate. The envelope follows ``key`` (the block itself, or a sidechain signal of the same
+    shape); the gain ``(env / threshold) ** exponent`` is applied to ``block`` where the envelope is above
+    (``above``) or below the threshold, in single precision like :func:`_sparse_gain`.
+    """
+    channels, n = block.shape
+    for c in range(channels):
+        e, r = env[c], rms[c]
+        for i in range(n):
+            e, r = _follow(key[c, i], e, r, attack[i], release[i], rms_release, use_rms)
+            q = np.float32(e * threshold_inv[i])
+            if (q > 1.0) if above else (q < 1.0):
+                block[c, i] *= q ** np.float32(exponent[i])
+        env[c], rms[c] = e, r
+
+
+def _coefficient_curve(time_ms: np.ndarray, sample_rate: float) -> np.ndarray:
+    """:func:`ballistics_coefficient` of every sample (float32-rounded, as the static path)."""
+    ms = time_ms.astype(np.float32).astype(np.float64)
+    with np.errstate(divide="ignore"):
+        coeff = np.exp(-2.0 * math.pi * 1000.0 / sample_rate / ms).astype(np.float32).astype(np.float64)
+    return np.where(time_ms < 1e-3, 0.0, coeff)
+
+
+def _threshold_inverse_curve(threshold_db: np.ndarray) -> np.ndarray:
+    """:func:`_threshold_inverse` of every sample."""
+    db = threshold_db.astype(np.float32)
+    threshold = np.power(np.float32(10.0), db * np.float32(0.05)).astype(np.float32)
+    with np.errstate(divide="ignore"):
+        inverse = (np.float32(1.0) / threshold).astype(np.float64)
+    return np.where((threshold_db <= -200.0) | (threshold == 0), np.inf, inverse)
+
+
+@kernel
 def _ramp_and_clip(block, state):  # pragma: no cover - compiled
     """Multiply by the Limiter's output gain, stepping it linearly while a ramp is pending, then clip to +-1.
 
@@ -171,6 +210,39 @@ class _Dynamics(Plugin):
 
     _abstract = True
 
+    def _curve(self, curves: dict[str, np.ndarray], name: str, n: int) -> np.ndarray:
+        curve = curves.get(name)
+        return curve if curve is not None else np.full(n, float(self._values[name]))
+
+    def _detector_input(self, block: np.ndarray) -> np.ndarray:
+        """What the envelope follows: the sidechain key of this block if one is set, else the block."""
+        key = self._key_block(block.shape[1], block.shape[0]) if self._key is not None else None  # type: ignore[attr-defined]
+        return block if key is None else key
+
+    def _process_automated(self, block: np.ndarray, curves: dict[str, np.ndarray]) -> np.ndarray:
+        n = block.shape[1]
+        key = self._detector_input(block)
+        if key is block:
+            key = block.copy()  # the detector must see the input, not the output being written
+        ratio = self._curve(curves, "ratio", n)
+        exponent = (
+            (1.0 / ratio.astype(np.float32) - np.float32(1.0)) if self._above else (ratio.astype(np.float32) - 1.0)
+        ).astype(np.float64)
+        _dynamics_tv(
+            block,
+            key,
+            self._env,
+            self._rms,
+            _coefficient_curve(self._curve(curves, "attack_ms", n), self._sr),
+            _coefficient_curve(self._curve(curves, "release_ms", n), self._sr),
+            self._rms_release,
+            self._use_rms,
+            _threshold_inverse_curve(self._curve(curves, "threshold_db", n)),
+            exponent,
+            self._above,
+        )
+        return block
+
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         self._sr = sample_rate
         self._env = np.zeros(num_channels, np.float64)
@@ -189,7 +261,7 @@ class _Dynamics(Plugin):
         return buffer[:, :n]
 
 
-class Compressor(_Dynamics):
+class Compressor(SidechainInput, _Dynamics):
     """A downward compressor with a hard knee and no makeup gain (the JUCE ``dsp::Compressor`` design).
 
     The detector is a peak follower of ``|x|`` per channel (one-pole attack and release: as in JUCE, the
@@ -207,6 +279,14 @@ class Compressor(_Dynamics):
         Attack time in milliseconds, >= 0 (default 1.0).
     release_ms : float
         Release time in milliseconds, >= 0 (default 100).
+
+    Sidechain: set ``compressor.sidechain = key`` (an array lined up with the stream from its start), or pass
+    ``process(audio, sr, sidechain=key)`` for one call (see :class:`~stompbox.core.plugin.SidechainInput`): the
+    gain is computed from the key's envelope and applied to the input, so the input ducks under the key. A
+    sidechain is not saved in chain files.
+
+    All four parameters are automatable per sample (arrays, ``Envelope``, ``LFO``): the attack and release
+    coefficients, the threshold and the ratio of every sample enter the detector and gain computer directly.
     """
 
     threshold_db = Param(0.0, unit="dB", doc="level above which the signal is compressed")
@@ -219,8 +299,17 @@ class Compressor(_Dynamics):
     attack_ms = Param(1.0, minimum=0.0, unit="ms", doc="attack time constant")
     release_ms = Param(100.0, minimum=0.0, unit="ms", doc="release time constant")
 
+    _automatable = _native_automation = frozenset({"threshold_db", "ratio", "attack_ms", "release_ms"})
+    _above = True
+    _use_rms = False
+    _rms_release = 0.0
+
     def __init__(
-        self, threshold_db: float = 0, ratio: float = 1, attack_ms: float = 1.0, release_ms: float = 100
+        self,
+        threshold_db: float | Any = 0,
+        ratio: float | Any = 1,
+        attack_ms: float | Any = 1.0,
+        release_ms: float | Any = 100,
     ) -> None:
         super().__init__(threshold_db=threshold_db, ratio=ratio, attack_ms=attack_ms, release_ms=release_ms)
 
@@ -232,14 +321,15 @@ class Compressor(_Dynamics):
 
     def _process(self, block: np.ndarray) -> np.ndarray:
         ratio = self._scratch(block)
+        key = block if self._key is None else self._detector_input(block)
         count = _envelope(
-            block, ratio, self._env, self._rms, self._attack, self._release, 0.0, False, self._threshold_inv, True
+            key, ratio, self._env, self._rms, self._attack, self._release, 0.0, False, self._threshold_inv, True
         )
         _apply_gain(block, ratio, count, self._exponent, True)  # ratio 1 (exponent 0) leaves the signal alone
         return block
 
 
-class NoiseGate(_Dynamics):
+class NoiseGate(SidechainInput, _Dynamics):
     """A downward expander / noise gate (the JUCE ``dsp::NoiseGate`` design).
 
     The level detector is an RMS follower (instant attack, 50 ms release) feeding a peak follower with the
@@ -257,6 +347,11 @@ class NoiseGate(_Dynamics):
         Attack time of the envelope in milliseconds, >= 0 (default 1.0).
     release_ms : float
         Release time of the envelope in milliseconds, >= 0 (default 100).
+
+    Sidechain: ``gate.sidechain = key`` or ``process(audio, sr, sidechain=key)``: the gate opens and closes with
+    the key's level instead of the input's (see :class:`Compressor`).
+
+    All four parameters are automatable per sample (arrays, ``Envelope``, ``LFO``).
     """
 
     threshold_db = Param(-100.0, unit="dB", doc="level below which the signal is attenuated")
@@ -264,8 +359,16 @@ class NoiseGate(_Dynamics):
     attack_ms = Param(1.0, minimum=0.0, unit="ms", doc="attack time constant of the envelope")
     release_ms = Param(100.0, minimum=0.0, unit="ms", doc="release time constant of the envelope")
 
+    _automatable = _native_automation = frozenset({"threshold_db", "ratio", "attack_ms", "release_ms"})
+    _above = False
+    _use_rms = True
+
     def __init__(
-        self, threshold_db: float = -100.0, ratio: float = 10, attack_ms: float = 1.0, release_ms: float = 100.0
+        self,
+        threshold_db: float | Any = -100.0,
+        ratio: float | Any = 10,
+        attack_ms: float | Any = 1.0,
+        release_ms: float | Any = 100.0,
     ) -> None:
         super().__init__(threshold_db=threshold_db, ratio=ratio, attack_ms=attack_ms, release_ms=release_ms)
 
@@ -279,7 +382,7 @@ class NoiseGate(_Dynamics):
     def _process(self, block: np.ndarray) -> np.ndarray:
         ratio = self._scratch(block)
         count = _envelope(
-            block,
+            block if self._key is None else self._detector_input(block),
             ratio,
             self._env,
             self._rms,
@@ -309,12 +412,18 @@ class Limiter(_Dynamics):
         Threshold of the limiting stage in dBFS (default -10; any finite value).
     release_ms : float
         Release time of the limiting stage in milliseconds, >= 0 (default 100).
+
+    Both parameters are automatable at sub-block granularity: the value at the start of every 32-sample
+    sub-block (aligned to the stream) is applied to that sub-block; the makeup gain then ramps to its new value
+    over 1 ms, so a threshold sweep is smooth.
     """
 
     threshold_db = Param(-10.0, unit="dB", doc="threshold of the limiting stage (output is boosted to match)")
     release_ms = Param(100.0, minimum=0.0, unit="ms", doc="release time of the limiting stage")
 
-    def __init__(self, threshold_db: float = -10.0, release_ms: float = 100.0) -> None:
+    _automatable = frozenset({"threshold_db", "release_ms"})
+
+    def __init__(self, threshold_db: float | Any = -10.0, release_ms: float | Any = 100.0) -> None:
         super().__init__(threshold_db=threshold_db, release_ms=release_ms)
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:

@@ -259,6 +259,12 @@ class LadderFilter(Plugin):
         Feedback amount, 0 to 1 (default 0).
     drive : float
         Input saturation, >= 1 (default 1.0); higher values distort more.
+
+    ``cutoff_hz``, ``resonance`` and ``drive`` are automatable (arrays, ``Envelope``, ``LFO``) at sub-block
+    granularity: the value at the start of every 32-sample sub-block (aligned to the stream) is taken, and while
+    any parameter is automated, cutoff and resonance glide linearly to each new value over those 32 samples
+    instead of 50 ms (so the filter follows the automation, piecewise linearly, 32 samples late at most); drive
+    steps once per sub-block.
     """
 
     class Mode(enum.IntEnum):
@@ -293,6 +299,8 @@ class LadderFilter(Plugin):
     )
     drive = Param(1.0, minimum=1.0, doc="input saturation", error="Drive must be greater than 1.0.")
 
+    _automatable = frozenset({"cutoff_hz", "resonance", "drive"})
+
     def __init__(
         self, mode: LadderFilter.Mode = Mode.LPF12, cutoff_hz: float = 200, resonance: float = 0, drive: float = 1.0
     ) -> None:
@@ -319,13 +327,14 @@ class LadderFilter(Plugin):
         base = 3 * which
         if _approximately_equal(value, self._smooth[base + 1]):
             return
-        if self._ramp_steps <= 0:
+        steps = self._automation_chunk if self._automation else self._ramp_steps
+        if steps <= 0:
             self._smooth[base] = self._smooth[base + 1] = value
             self._counts[which] = 0
             return
         self._smooth[base + 1] = value
-        self._counts[which] = self._ramp_steps
-        self._smooth[base + 2] = (value - self._smooth[base]) / _F(self._ramp_steps)
+        self._counts[which] = steps
+        self._smooth[base + 2] = (value - self._smooth[base]) / _F(steps)
 
     def _update(self) -> None:
         assert self._format is not None

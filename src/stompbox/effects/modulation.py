@@ -165,7 +165,12 @@ def _chorus_kernel(block, ring, pos, last, sm, osc, delays, wet, base_inc, centr
 
 
 class _Modulation(Plugin):
-    """Shared plumbing of Chorus and Phaser: smoothers, LFO phase, feedback memory and scratch rows."""
+    """Shared plumbing of Chorus and Phaser: smoothers, LFO phase, feedback memory and scratch rows.
+
+    Every parameter is automatable at sub-block granularity: the value at the start of every 32-sample
+    sub-block (aligned to the stream) is taken, and while any parameter is automated the internal ramps glide to
+    it over those 32 samples instead of 50 ms (piecewise-linear, at most 32 samples late).
+    """
 
     _abstract = True
     #: seconds of JUCE's parameter ramps
@@ -179,6 +184,9 @@ class _Modulation(Plugin):
         lfo_rate = sample_rate / self._LFO_DECIMATION
         ramp, lfo_ramp = _ramp(sample_rate, self._RAMP), _ramp(lfo_rate, self._RAMP)
         self._sm = Smoothers([lfo_ramp, lfo_ramp, ramp, ramp] + [ramp] * num_channels)
+        self._default_ramps = list(self._sm.ramps)
+        chunk, lfo_chunk = self._automation_chunk, max(1, self._automation_chunk // self._LFO_DECIMATION)
+        self._automation_ramps = [lfo_chunk, lfo_chunk, chunk, chunk] + [chunk] * num_channels
         self._base_inc = F32(TWO_PI_F32 / F32(lfo_rate))
         self._osc = np.zeros(1, np.float32)
         self._last = np.zeros(num_channels, np.float32)
@@ -187,6 +195,8 @@ class _Modulation(Plugin):
 
     def _set_targets(self, rate: float, amplitude: float, mix: float, feedback: float) -> None:
         sm = self._sm
+        # while automated, parameters glide to each sub-block's value over that sub-block (not 50 ms)
+        sm.ramps = list(self._automation_ramps if self._automation else self._default_ramps)
         mix32 = F32(min(max(mix, 0.0), 1.0))
         sm.set_target(_FREQ, rate)
         sm.set_target(_DEPTH, F32(amplitude))
@@ -214,7 +224,8 @@ class Chorus(_Modulation):
     linear interpolation; the delayed signal minus ``feedback`` times the previous output feeds the delay line.
     With a short centre delay and high feedback it becomes a flanger; with ``mix=1`` a vibrato. Changes of rate,
     depth, feedback and mix made while streaming ramp over 50 ms. Sample-for-sample compatible with
-    pedalboard's ``Chorus`` (JUCE's ``dsp::Chorus``).
+    pedalboard's ``Chorus`` (JUCE's ``dsp::Chorus``). All parameters are automatable (per 32-sample sub-block,
+    see ``_Modulation``).
 
     Parameters
     ----------
@@ -233,6 +244,7 @@ class Chorus(_Modulation):
     rate_hz = Param(
         1.0, minimum=0.0, maximum=100.0, unit="Hz", doc="LFO rate", error="Rate must be between 0 Hz and 100 Hz."
     )
+    _automatable = frozenset({"rate_hz", "depth", "centre_delay_ms", "feedback", "mix"})
     depth = Param(0.25, minimum=0.0, maximum=1.0, doc="LFO depth (1 sweeps the delay by +-10 ms)")
     centre_delay_ms = Param(7.0, minimum=0.0, maximum=100.0, unit="ms", doc="delay at the centre of the sweep")
     feedback = Param(0.0, minimum=-1.0, maximum=1.0, doc="fraction of the output fed back into the delay line")
@@ -373,7 +385,8 @@ class Phaser(_Modulation):
     LFO and the filter coefficients are updated every 4 samples. The all-pass chain's output, times
     ``feedback``, is subtracted from its next input; the result is mixed with the dry signal, which puts moving
     notches in the spectrum. Changes made while streaming ramp over 50 ms. Sample-for-sample compatible with
-    pedalboard's ``Phaser`` (JUCE's ``dsp::Phaser``).
+    pedalboard's ``Phaser`` (JUCE's ``dsp::Phaser``). All parameters are automatable (per 32-sample sub-block,
+    gliding over it).
 
     Parameters
     ----------
@@ -392,6 +405,7 @@ class Phaser(_Modulation):
     _LFO_DECIMATION = _UPDATE_EVERY
 
     rate_hz = Param(1.0, minimum=0.0, maximum=100.0, unit="Hz", doc="LFO rate")
+    _automatable = frozenset({"rate_hz", "depth", "centre_frequency_hz", "feedback", "mix"})
     depth = Param(0.5, minimum=0.0, maximum=1.0, doc="LFO depth (fraction of the log frequency range)")
     centre_frequency_hz = Param(1300.0, minimum=0.0, min_exclusive=True, unit="Hz", doc="centre of the sweep")
     feedback = Param(0.0, minimum=-1.0, maximum=1.0, doc="fraction of the output fed back into the filters")

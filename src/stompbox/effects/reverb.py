@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core.jit import kernel
 from ..core.params import Param
-from ..core.plugin import Plugin
+from ..core.plugin import PairedChannels, Plugin
 from .modulation import Smoothers, _next_value, _ramp
 
 F32 = np.float32
@@ -113,16 +113,24 @@ def _reverb_kernel(block, combs, comb_sizes, comb_pos, comb_last, allpasses, ap_
             block[0, i] = out_l * wet1 + block[0, i] * dry
 
 
-class Reverb(Plugin):
+class Reverb(PairedChannels, Plugin):
     """A stereo room reverb (Freeverb: 8 parallel damped comb filters into 4 series all-passes per channel).
 
     The right channel's delay lines are 23 samples (at 44.1 kHz) longer than the left's, which decorrelates the
     two. Both channels' reverb is fed the sum of the inputs; ``width`` cross-mixes the two wet outputs (0 gives
     the same wet signal on both sides). Internally the input is scaled by 0.015, the wet level by 3 and the dry
     level by 2, so ``dry_level=0.5, wet_level=0`` is an exact pass-through and ``dry_level=1`` doubles the
-    signal. Mono input gets a mono reverb; audio with more than two channels passes through unchanged (as in
-    pedalboard). Parameter changes made while streaming ramp over 10 ms. Sample-for-sample compatible with
-    pedalboard's ``Reverb`` (JUCE's ``Reverb``).
+    signal. Mono input gets a mono reverb. Audio with more than two channels passes through unchanged by default
+    (as in pedalboard); set ``reverb.channel_pairs = True`` to reverberate it as independent stereo pairs:
+    channels (0, 1), (2, 3), ..., an odd last channel as mono, each pair exactly as if processed alone.
+    Parameter changes made while streaming ramp over 10 ms.
+    Sample-for-sample compatible with pedalboard's ``Reverb`` (JUCE's ``Reverb``) for mono and stereo.
+
+    All parameters but ``freeze_mode`` are automatable at sub-block granularity (JUCE's design smooths every
+    parameter change with a ramp): the value at the start of every 32-sample sub-block (aligned to the stream)
+    is taken and, while any parameter is automated, the internal ramps last 32 samples instead of 10 ms, so the
+    reverb follows the automation piecewise linearly (for mono and stereo; channel pairs of wider audio keep the
+    10 ms ramps).
 
     Parameters
     ----------
@@ -180,6 +188,9 @@ class Reverb(Plugin):
             freeze_mode=freeze_mode,
         )
 
+    _automatable = frozenset({"room_size", "damping", "wet_level", "dry_level", "width"})
+    _channel_pairs_default = False  # pedalboard passes 3+ channels through
+
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         self._channels = num_channels
         rate = int(sample_rate)
@@ -194,6 +205,7 @@ class Reverb(Plugin):
         self._ap_pos = np.zeros(len(self._ap_sizes), np.int64)
         self._comb_last = np.zeros(len(self._comb_sizes), np.float32)
         self._sm = Smoothers([_ramp(sample_rate, SMOOTHING_SECONDS)] * 5)
+        self._default_ramps = list(self._sm.ramps)
 
     def _reset_state(self) -> None:
         self._combs[:] = 0.0
@@ -211,6 +223,7 @@ class Reverb(Plugin):
         width = F32(self.width)
         wet = F32(self.wet_level) * F32(WET_SCALE)
         sm = self._sm
+        sm.ramps = [self._automation_chunk] * 5 if self._automation else list(self._default_ramps)
         sm.set_target(_DRY, F32(self.dry_level) * F32(DRY_SCALE))
         sm.set_target(_WET1, F32(0.5) * wet * (F32(1.0) + width))
         sm.set_target(_WET2, F32(0.5) * wet * (F32(1.0) - width))
@@ -235,7 +248,7 @@ class Reverb(Plugin):
         return float(passes * (COMB_TUNINGS[-1] + STEREO_SPREAD) / 44100.0)
 
     def _process(self, block: np.ndarray) -> np.ndarray:
-        if block.shape[0] > 2:
+        if block.shape[0] > 2:  # only without channel_pairs
             return block
         _reverb_kernel(
             block,
