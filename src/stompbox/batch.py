@@ -60,6 +60,8 @@ AUDIO_EXTENSIONS = frozenset(
 )
 #: frames per block when streaming (libvorbis is only safe with writes of <= 64k frames)
 BLOCK_FRAMES = 1 << 15
+#: the longest tail ``tail="auto"`` renders
+MAX_AUTO_TAIL_SECONDS = 60.0
 _LOSSY = {".mp3", ".ogg", ".oga", ".opus", ".m4a", ".mp4", ".aac"}
 _BITS = {"int8": 8, "int16": 16, "int24": 24, "int32": 32, "float32": 32, "float64": 32}
 
@@ -83,6 +85,8 @@ def stream_through(
     write: Callable[[np.ndarray], Any],
     *,
     tail_frames: int = 0,
+    tail: str | float | None = None,
+    max_tail_seconds: float = MAX_AUTO_TAIL_SECONDS,
     block_frames: int = BLOCK_FRAMES,
     progress: Callable[[int], Any] | None = None,
 ) -> tuple[int, int]:
@@ -91,7 +95,8 @@ def stream_through(
     The plugin is reset, then fed blocks with ``reset=False``. A plugin with latency withholds its first
     ``latency_samples`` output samples, so after the input the plugin is fed silence until exactly
     ``frames read + tail_frames`` samples have come out: the output lines up sample for sample with
-    ``plugin(whole_input_plus_tail_silence, samplerate)`` and has that length.
+    ``plugin(whole_input_plus_tail_silence, samplerate)`` and has that length. This is
+    :func:`stompbox.render.render_reader` with a tail counted in frames.
 
     Parameters
     ----------
@@ -104,55 +109,38 @@ def stream_through(
         Called with each float32 ``(channels, n)`` output block, in order.
     tail_frames : int
         Samples of silence to render after the input, letting reverbs and delays ring out (>= 0).
+    tail : "auto" or float, optional
+        Instead of ``tail_frames``: seconds, or ``"auto"`` to render until the output falls silent (below
+        -80 dBFS for the chain's own tail time; see :func:`stompbox.render.render`), at most
+        ``max_tail_seconds``.
+    max_tail_seconds : float
+        The longest ``"auto"`` tail (a frozen reverb or a delay with feedback 1 never falls silent).
     block_frames : int
         Frames per block (>= 1); memory use is proportional to it.
     progress : callable, optional
-        Called with the number of input frames consumed after each block.
+        Called with the number of input frames of each block read.
 
     Returns
     -------
     (int, int)
         Frames read and frames written.
     """
+    from .render import render_reader
+
     if tail_frames < 0:
         raise ValueError(f"tail_frames must be >= 0 (got {tail_frames})")
-    rate = reader.samplerate
-    channels = reader.num_channels
-    plugin.reset()
-    read_in = written = 0
-    while True:
-        block = reader.read(block_frames)
-        n = block.shape[-1]
-        if n == 0:
-            break
-        read_in += n
-        out = plugin.process(block, rate, buffer_size=block_frames, reset=False, layout="channels-first")
-        if out.shape[-1]:
-            write(out)
-            written += out.shape[-1]
-        if progress is not None:
-            progress(n)
-    target = read_in + tail_frames
-    silence = np.zeros((channels, min(block_frames, max(1, target - written))), np.float32)
-    # at most latency + tail frames of silence are needed; the bound only guards against a plugin that
-    # reports less latency than it withholds
-    budget = target - written + plugin.latency_samples + block_frames
-    fed = 0
-    while written < target:
-        n = min(silence.shape[1], target - written)
-        out = plugin.process(
-            silence[:, :n], rate, buffer_size=block_frames, reset=False, layout="channels-first"
-        )
-        fed += n
-        if out.shape[-1]:
-            write(out)
-            written += out.shape[-1]
-        if fed > budget:
-            raise RuntimeError(
-                f"{type(plugin).__name__} kept withholding output after {fed} frames of silence (latency "
-                f"reported: {plugin.latency_samples} samples)"
-            )
-    return read_in, written
+    if tail is None and tail_frames:
+        tail = tail_frames / float(reader.samplerate)  # render_reader rounds it back to tail_frames
+    return render_reader(
+        plugin,
+        reader,
+        write,
+        tail,
+        max_tail_seconds=max_tail_seconds,
+        buffer_size=block_frames,
+        block_frames=block_frames,
+        progress=progress,
+    )
 
 
 @contextlib.contextmanager
@@ -187,7 +175,7 @@ def process_file(
     output_path: str | os.PathLike[str],
     chain: Plugin | dict[str, Any] | list[Any] | str | os.PathLike[str],
     *,
-    tail: float = 0.0,
+    tail: str | float | None = None,
     samplerate: float | None = None,
     num_channels: int | None = None,
     bit_depth: int | None = None,
@@ -203,8 +191,9 @@ def process_file(
         Files to read and to write. The output's folder must exist.
     chain : Plugin, dict, list, or path of a chain file
         The effects. A plugin object is used (and reset) as is; a dict/list/path is built afresh.
-    tail : float
-        Seconds of silence rendered after the input so effects ring out (>= 0).
+    tail : "auto", float or None
+        Seconds of silence rendered after the input so effects ring out (>= 0), or ``"auto"``: until the
+        output falls silent (at most 60 s; see :func:`stompbox.render.render`). None: no tail.
     samplerate : float, optional
         Output sample rate in Hz; the input is resampled (streaming) before the effects.
     num_channels : int, optional
@@ -226,8 +215,8 @@ def process_file(
     from .io import AudioFile
 
     plugin = _as_plugin(chain)
-    if not float(tail) >= 0 or not np.isfinite(tail):
-        raise ValueError(f"tail must be a finite number of seconds >= 0 (got {tail!r})")
+    if tail is not None and tail != "auto" and not 0 <= float(tail) < float("inf"):
+        raise ValueError(f"tail must be 'auto' or a finite number of seconds >= 0 (got {tail!r})")
     with AudioFile(os.fspath(input_path)) as source:
         reader = source
         if samplerate is not None and samplerate != reader.samplerate:
@@ -246,7 +235,8 @@ def process_file(
                     plugin,
                     reader,
                     out.write,
-                    tail_frames=int(round(float(tail) * rate)),
+                    tail_frames=0 if tail in (None, "auto") else int(round(float(tail) * rate)),
+                    tail="auto" if tail == "auto" else None,
                     block_frames=block_frames,
                     progress=progress,
                 )
@@ -380,7 +370,7 @@ def process_files(
     extension: str | None = None,
     skip_existing: bool = False,
     progress: bool = False,
-    tail: float = 0.0,
+    tail: str | float | None = None,
     samplerate: float | None = None,
     num_channels: int | None = None,
     bit_depth: int | None = None,
@@ -426,7 +416,7 @@ def process_files(
     sources = [os.fspath(p) for p in inputs]
     outputs = _outputs_for(sources, outputs_or_dir, root, extension)
     options = {
-        "tail": float(tail),
+        "tail": tail,
         "samplerate": samplerate,
         "num_channels": num_channels,
         "bit_depth": bit_depth,

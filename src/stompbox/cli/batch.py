@@ -9,7 +9,7 @@ from typing import Any
 
 from .common import CLIError
 from .convert import _positive_int, _positive_rate
-from .render import add_intermixed_parser, build_chain, resolve_tail, tail_value
+from .render import add_intermixed_parser, build_chain, tail_value
 
 
 def register(sub: Any) -> None:
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = [p for p in inputs if not os.path.abspath(p).startswith(out_abs + os.sep)]
     if not inputs:
         raise CLIError(f"{in_dir}: no audio files found")
-    tail = resolve_tail(board, args.tail)
+    tail = args.tail if args.tail == "auto" else float(args.tail)
     jobs = args.jobs or os.cpu_count() or 1
     executor = concurrent.futures.ThreadPoolExecutor(jobs) if args.threads and jobs > 1 else None
     try:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .common import CLIError, open_reader
-from .render import add_chain_options, add_intermixed_parser, build_chain, resolve_tail, tail_value
+from .render import add_chain_options, add_intermixed_parser, build_chain, tail_value
 
 _IMAGE_EXTENSIONS = (".png", ".svg", ".pdf", ".jpg", ".jpeg", ".webp")
 _BLOCK = 1 << 16
@@ -85,11 +85,13 @@ def run(args: argparse.Namespace) -> int:
     audio, rate = _read(in_path, args.start, args.duration)
     processed = None
     if board is not None:
-        tail = resolve_tail(board, args.tail)
-        padded = np.concatenate(
-            [audio, np.zeros((audio.shape[0], int(round(tail * rate))), np.float32)], axis=1
+        from ..batch import MAX_AUTO_TAIL_SECONDS
+        from ..render import render
+
+        tail = args.tail if args.tail == "auto" else float(args.tail)
+        processed = render(
+            audio, rate, board, tail, max_tail_seconds=MAX_AUTO_TAIL_SECONDS, layout="channels-first"
         )
-        processed = board(padded, rate, layout="channels-first")
     try:
         plot_audio(audio, rate, processed, path=out_path, title=args.title or os.path.basename(in_path))
     except ImportError as error:

@@ -71,20 +71,8 @@ def add_intermixed_parser(sub: Any, name: str, **kwargs: Any) -> argparse.Argume
         sub._parser_class = original
 
 
-#: the longest tail ``--tail auto`` renders (a frozen reverb or a delay with feedback 1 rings forever)
-MAX_AUTO_TAIL = 60.0
-
-
-def resolve_tail(board: Any, value: float | str) -> float:
-    """Seconds of tail for a ``--tail`` value: a number as given; ``auto`` = the chain's own tail length,
-    at most :data:`MAX_AUTO_TAIL`."""
-    if value == "auto":
-        return float(min(board.tail_seconds, MAX_AUTO_TAIL))
-    return float(value)
-
-
 def tail_value(text: str) -> float | str:
-    """``--tail``: seconds >= 0, or ``auto`` (the chain's own tail length)."""
+    """``--tail``: seconds >= 0, or ``auto`` (until the output falls below -80 dBFS, at most 60 s)."""
     if text.strip().lower() == "auto":
         return "auto"
     try:
@@ -118,7 +106,7 @@ def register(sub: Any) -> None:
         type=tail_value,
         default=0.0,
         metavar="SECONDS",
-        help="seconds of silence rendered after the input so effects ring out ('auto': the chain's tail)",
+        help="seconds rendered after the input so effects ring out ('auto': until silent, <= 60 s)",
     )
     p.add_argument("--samplerate", "-r", type=_positive_rate, metavar="R", help="output sample rate in Hz")
     p.add_argument("--channels", "-c", type=_positive_int, metavar="N", help="output channel count")
@@ -234,8 +222,7 @@ def run(args: argparse.Namespace) -> int:
             rate = reader.samplerate
             if not float(rate).is_integer():
                 raise CLIError(f"cannot write a fractional sample rate ({rate} Hz); pass --samplerate")
-            tail = resolve_tail(board, args.tail)
-            tail_frames = int(round(tail * rate))
+            tail_frames = 0 if args.tail == "auto" else int(round(float(args.tail) * rate))
             bits = args.bit_depth or default_bit_depth(source.file_dtype, target)
             bar = None
             if not args.quiet and sys.stderr.isatty():
@@ -267,6 +254,7 @@ def run(args: argparse.Namespace) -> int:
                             reader,
                             out.write,
                             tail_frames=tail_frames,
+                            tail="auto" if args.tail == "auto" else None,
                             progress=bar.update if bar else None,
                         )
             finally:
