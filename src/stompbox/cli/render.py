@@ -17,6 +17,7 @@ import os
 import shutil
 import sys
 import tempfile
+import textwrap
 from typing import Any
 
 from .common import CLIError, open_reader
@@ -90,11 +91,13 @@ def register(sub: Any) -> None:
         "render",
         help="stream a file through effects: render IN OUT [EFFECT [PARAM=VALUE ...]] ...",
         usage="stompbox render [options] IN OUT [EFFECT [PARAM=VALUE ...]] ...",
-        description=(
+        description=textwrap.fill(
             "Render IN through a chain of effects into OUT (format from OUT's extension), as a stream in "
             "constant memory. IN or OUT may be '-' for standard input/output. The chain is --chain FILE's "
             "effects, then those on the command line. The output has the input's exact length (latency is "
-            "compensated), plus --tail seconds; --samplerate/--channels convert the input before the effects."
+            "compensated), plus --tail seconds; --samplerate/--channels convert the input before the "
+            "effects.",
+            width=100,
         ),
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
