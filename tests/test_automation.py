@@ -6,9 +6,9 @@ import json
 
 import numpy as np
 import pytest
-from _audio import music, noise, process_in_blocks
 
 import stompbox as sb
+from _audio import music, noise, process_in_blocks
 from stompbox.chains import dumps, loads
 from stompbox.core.automation import LFO, Curve, Envelope
 

@@ -1,0 +1,127 @@
+"""Any channel count: every built-in effect on 1, 2, 6 and 32 channels equals processing each channel (or each
+stereo pair, for pair-wise effects) alone; the linked limiter links all channels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import stompbox as sb
+from _audio import music
+
+SR = 44100
+_IR = (np.random.default_rng(0).standard_normal(600) * np.exp(-np.arange(600) / 100)).astype(np.float32)
+
+PER_CHANNEL = {
+    "Gain": lambda: sb.Gain(-3),
+    "Invert": sb.Invert,
+    "Clipping": sb.Clipping,
+    "Distortion": sb.Distortion,
+    "Bitcrush": sb.Bitcrush,
+    "LowpassFilter": lambda: sb.LowpassFilter(1000),
+    "HighpassFilter": sb.HighpassFilter,
+    "LowShelfFilter": lambda: sb.LowShelfFilter(200, 6),
+    "HighShelfFilter": lambda: sb.HighShelfFilter(4000, -6),
+    "PeakFilter": lambda: sb.PeakFilter(1000, 6, 2),
+    "LadderFilter": lambda: sb.LadderFilter(cutoff_hz=800, resonance=0.5, drive=2),
+    "Delay": lambda: sb.Delay(0.01, 0.4),
+    "Compressor": lambda: sb.Compressor(-20, 4),
+    "Limiter": sb.Limiter,
+    "NoiseGate": lambda: sb.NoiseGate(-30),
+    "Chorus": sb.Chorus,
+    "Phaser": sb.Phaser,
+    "Convolution": lambda: sb.Convolution(_IR, sample_rate=SR),
+    "Resample": lambda: sb.Resample(8000),
+    "AutomatedPeak": lambda: sb.PeakFilter(cutoff_frequency_hz=[(0, 200.0), (0.2, 3000.0)], gain_db=6),
+}
+
+
+def _pairs_reverb():
+    r = sb.Reverb()
+    r.channel_pairs = True
+    return r
+
+
+def _pairs_mp3():
+    m = sb.MP3Compressor()
+    m.channel_pairs = True
+    return m
+
+
+PAIRWISE = {"Reverb": _pairs_reverb, "MP3Compressor": _pairs_mp3, "GSMFullRateCompressor": sb.GSMFullRateCompressor}
+
+
+def _alone(make, audio):
+    return make().process(audio, SR, layout="channels-first")
+
+
+@pytest.mark.parametrize("channels", [1, 2, 6, 32])
+@pytest.mark.parametrize("name", sorted(PER_CHANNEL))
+def test_each_channel_is_processed_alone(name, channels):
+    x = music(0.2, SR, channels=32)[:channels]
+    make = PER_CHANNEL[name]
+    y = make().process(x, SR, layout="channels-first", buffer_size=1000)
+    assert y.shape == x.shape
+    for c in range(channels):
+        np.testing.assert_allclose(y[c], _alone(make, x[c : c + 1])[0], atol=1e-6)
+
+
+@pytest.mark.parametrize("channels", [1, 2, 6, 7])
+@pytest.mark.parametrize("name", sorted(PAIRWISE))
+def test_pairwise_effects_process_each_pair_alone(name, channels):
+    seconds = 0.5 if "MP3" in name else 0.2
+    x = music(seconds, SR, channels=8)[:channels]
+    make = PAIRWISE[name]
+    y = make().process(x, SR, layout="channels-first")
+    assert y.shape == x.shape
+    for first in range(0, channels, 2):
+        part = x[first : first + 2]
+        np.testing.assert_allclose(y[first : first + 2], _alone(make, part), atol=1e-6)
+
+
+def test_pairwise_effects_on_32_channels():
+    x = music(0.1, SR, channels=32)
+    y = _pairs_reverb().process(x, SR, layout="channels-first")
+    np.testing.assert_allclose(y[30:32], sb.Reverb().process(x[30:32], SR), atol=1e-6)
+    np.testing.assert_allclose(y[:2], sb.Reverb().process(x[:2], SR), atol=1e-6)
+
+
+def test_pedalboard_behaviour_for_wide_audio_is_kept_by_default():
+    x = music(0.1, SR, channels=3)
+    np.testing.assert_array_equal(sb.Reverb().process(x, SR), x)
+    with pytest.raises(ValueError, match="mono or stereo"):
+        sb.MP3Compressor().process(np.zeros((3, 4000), np.float32), SR)
+
+
+def test_channel_pairs_switch_applies_on_the_next_call():
+    x = music(0.1, SR, channels=3)
+    r = sb.Reverb()
+    np.testing.assert_array_equal(r.process(x, SR), x)
+    r.channel_pairs = True
+    assert not np.array_equal(r.process(x, SR), x)
+    np.testing.assert_allclose(r.process(x, SR)[2], sb.Reverb().process(x[2], SR), atol=1e-6)
+
+
+@pytest.mark.parametrize("channels", [1, 2, 6, 32])
+def test_brickwall_limiter_links_all_channels(channels):
+    x = music(0.2, SR, channels=32)[:channels] * 3.0
+    y = sb.BrickwallLimiter(-6).process(x, SR, layout="channels-first")
+    ceiling = 10 ** (-6 / 20)
+    assert np.max(np.abs(y)) <= ceiling * (1 + 1e-6)
+    # one gain for all channels: identical channels stay identical, and a quiet channel is ducked by the loud one
+    same = np.repeat(x[:1], channels, axis=0)
+    z = sb.BrickwallLimiter(-6).process(same, SR, layout="channels-first")
+    np.testing.assert_allclose(z, np.repeat(sb.BrickwallLimiter(-6).process(x[:1], SR), channels, axis=0), atol=1e-6)
+    if channels > 1:
+        quiet = x.copy()
+        quiet[-1] *= 0.01
+        q = sb.BrickwallLimiter(-6).process(quiet, SR, layout="channels-first")
+        assert np.max(np.abs(q[-1])) < 0.9 * np.max(np.abs(quiet[-1]))  # ducked although far below the ceiling
+
+
+def test_64_channels_and_channels_last_layout():
+    x = music(0.1, SR, channels=64)
+    y = sb.Pedalboard([sb.PeakFilter(1000, 6), sb.Compressor(-20, 4)]).process(x.T, SR, layout="channels-last")
+    assert y.shape == x.T.shape
+    ref = sb.Pedalboard([sb.PeakFilter(1000, 6), sb.Compressor(-20, 4)]).process(x[40], SR)
+    np.testing.assert_allclose(y[:, 40], ref, atol=1e-6)
