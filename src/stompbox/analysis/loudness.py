@@ -181,22 +181,42 @@ _TP_FILTER = _true_peak_filter()
 def _true_peak_kernel(buf, h, peaks):  # pragma: no cover - compiled
     """Largest absolute interpolated value per channel of ``buf`` ((channels, taps + n) float64: the last
     ``taps`` samples of history, then the new block), between ``buf[j]`` and ``buf[j + 1]`` for the ``n``
-    points ``j = taps/2 - 1 ...``; ``peaks`` (float64 ``(channels,)``) is raised in place."""
-    phases, taps = h.shape
-    half = taps // 2
+    points ``j = taps/2 - 1 ...``; ``peaks`` (float64 ``(channels,)``) is raised in place. ``h`` holds the
+    three interpolating phases (:func:`_true_peak_filter`).
+
+    Works on tiles of points with the tap loop outside, so the inner loop runs over independent points (the
+    compiler vectorises it); every point still sums its taps in the same order, so the result does not depend
+    on how the stream was split into blocks.
+    """
+    taps = h.shape[1]
     channels, total = buf.shape
     n = total - taps
+    tile = 512
+    a0 = np.empty(tile)
+    a1 = np.empty(tile)
+    a2 = np.empty(tile)
     for c in range(channels):
         row = buf[c]
         peak = peaks[c]
-        for j in range(half - 1, half - 1 + n):
-            base = j - half + 1
-            for p in range(phases):
-                s = 0.0
-                for k in range(taps):
-                    s += h[p, k] * row[base + k]
-                if abs(s) > peak:
-                    peak = abs(s)
+        for t0 in range(0, n, tile):
+            m = min(tile, n - t0)
+            a0[:m] = 0.0
+            a1[:m] = 0.0
+            a2[:m] = 0.0
+            for k in range(taps):
+                h0 = h[0, k]
+                h1 = h[1, k]
+                h2 = h[2, k]
+                seg = row[t0 + k : t0 + k + m]  # the k-th tap of points t0 .. t0 + m - 1
+                for i in range(m):
+                    x = seg[i]
+                    a0[i] += h0 * x
+                    a1[i] += h1 * x
+                    a2[i] += h2 * x
+            for i in range(m):
+                v = max(abs(a0[i]), abs(a1[i]), abs(a2[i]))
+                if v > peak:
+                    peak = v
         peaks[c] = peak
 
 
