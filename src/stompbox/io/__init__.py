@@ -1,0 +1,53 @@
+"""Audio as a stream: read and write audio files, resample and convert channels on the fly, and live audio.
+
+Compatible with ``pedalboard.io``. Heavy pieces (PyAV, the live-audio backend) load on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from .audiofile import (
+    AudioFile,
+    ReadableAudioFile,
+    WriteableAudioFile,
+    get_supported_read_formats,
+    get_supported_write_formats,
+)
+from .errors import AudioFileError, ClosedFileError, CorruptAudioError, UnsupportedFormatError
+
+_LAZY: dict[str, str] = {
+    "ResampledReadableAudioFile": ".resample",
+    "ChannelConvertedReadableAudioFile": ".channels",
+    "StreamResampler": ".stream_resampler",
+    "Quality": ".quality",
+    "AudioStream": ".stream",
+    "AudioDeviceError": ".stream",
+}
+
+__all__ = [
+    "AudioFile",
+    "AudioFileError",
+    "ClosedFileError",
+    "CorruptAudioError",
+    "ReadableAudioFile",
+    "UnsupportedFormatError",
+    "WriteableAudioFile",
+    "get_supported_read_formats",
+    "get_supported_write_formats",
+    *_LAZY,
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,0 +1,606 @@
+"""``AudioFile``: read and write audio files as streams, compatible with ``pedalboard.io.AudioFile``.
+
+``AudioFile(path_or_file)`` returns a :class:`ReadableAudioFile`; ``AudioFile(path_or_file, "w", samplerate,
+num_channels, ...)`` returns a :class:`WriteableAudioFile`. Paths may be ``str`` or any ``os.PathLike``; file-like
+objects (``io.BytesIO``, open binary files) work for both, and non-seekable streams (pipes) can be read front to
+back.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+import tempfile
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ..core.layout import LayoutError
+from . import formats
+from .backends import Decoder, Encoder, open_decoder, open_encoder
+from .channels import check_num_frames
+from .errors import ClosedFileError, CorruptAudioError, UnsupportedFormatError
+
+MODE_ERROR = 'AudioFile instances can only be opened in read mode ("r") or write mode ("w").'
+
+
+def _path_or_file(obj: Any) -> tuple[str | None, Any]:
+    """(path, None) for a path, (None, file) for a file-like object; TypeError for anything else."""
+    if isinstance(obj, bytes | bytearray):
+        raise TypeError(
+            "AudioFile got a bytes object. To read audio from memory, wrap it: AudioFile(io.BytesIO(data)); "
+            "to open a file, pass its path as str or pathlib.Path."
+        )
+    if isinstance(obj, str | os.PathLike):
+        return os.fspath(obj), None  # type: ignore[return-value]
+    if isinstance(obj, memoryview):
+        import io
+
+        return None, io.BytesIO(obj.tobytes())
+    if hasattr(obj, "read") or hasattr(obj, "write"):
+        return None, obj
+    raise TypeError(f"AudioFile expects a path (str or os.PathLike) or a binary file-like object, not {obj!r:.60}.")
+
+
+def _rate_value(rate: float) -> int | float:
+    return int(rate) if float(rate).is_integer() else float(rate)
+
+
+class _AudioFileMeta(type):
+    """``AudioFile(...)`` is a factory returning a reader or a writer (both subclasses of AudioFile)."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if cls is AudioFile:
+            return AudioFile._open(*args, **kwargs)
+        return super().__call__(*args, **kwargs)
+
+
+class AudioFile(metaclass=_AudioFileMeta):
+    """Open an audio file for reading (``"r"``, the default) or writing (``"w"``).
+
+    Parameters
+    ----------
+    path_or_file : str, os.PathLike or file-like
+        What to read or write.
+    mode : {"r", "w"}
+        Read or write.
+    samplerate : int
+        Sample rate in Hz of a file opened for writing (required for ``"w"``).
+    num_channels : int
+        Channels of a file opened for writing (default 1).
+    bit_depth : int
+        Bits per sample for PCM formats: 8, 16 (default), 24, 32 (32-bit float, as pedalboard) or 64 (64-bit
+        float); ``"int32"`` for 32-bit integer WAV/AIFF. FLAC takes 16 or 24; lossy formats ignore it.
+    quality : str, int or float, optional
+        Encoder quality as pedalboard accepts it: MP3 ``"V0"``..``"V9"`` or ``"320 kbps"`` (default 320 kbps),
+        Vorbis kbps (default 500), FLAC level 0-8 (default 8), Opus and AAC kbps.
+    format : str, optional
+        Output format (``"wav"``, ``".mp3"``, ...) when it cannot be taken from the file name.
+    """
+
+    @staticmethod
+    def _open(
+        path_or_file: Any,
+        mode: str = "r",
+        samplerate: float | None = None,
+        num_channels: int = 1,
+        bit_depth: int | str = 16,
+        quality: Any = None,
+        format: str | None = None,
+        codec_options: dict[Any, Any] | None = None,
+    ) -> ReadableAudioFile | WriteableAudioFile:
+        if not isinstance(mode, str) or mode not in ("r", "w"):
+            raise TypeError(MODE_ERROR)
+        if mode == "r":
+            return ReadableAudioFile(path_or_file)
+        if samplerate is None:
+            raise TypeError("Opening an audio file for writing requires samplerate and num_channels arguments.")
+        return WriteableAudioFile(path_or_file, samplerate, num_channels, bit_depth, quality, format, codec_options)
+
+    @staticmethod
+    def encode(
+        samples: np.ndarray,
+        samplerate: float,
+        format: str,
+        num_channels: int = 1,
+        bit_depth: int | str = 16,
+        quality: Any = None,
+        codec_options: dict[Any, Any] | None = None,
+    ) -> bytes:
+        """Encode ``samples`` to the bytes of a file of ``format`` (e.g. ``"mp3"`` or ``".flac"``)."""
+        import io
+
+        buffer = io.BytesIO()
+        with WriteableAudioFile(buffer, samplerate, num_channels, bit_depth, quality, format, codec_options) as out:
+            out.write(samples)
+        return buffer.getvalue()
+
+
+class ReadableAudioFile(AudioFile):
+    """An audio file opened for reading: a seekable stream of float32 ``(channels, frames)`` blocks.
+
+    Properties are ``samplerate`` (Hz; an int when integral), ``num_channels``, ``frames`` (the length;
+    an estimate while ``exact_duration_known`` is False, e.g. for an MP3 without a LAME tag), ``duration``
+    (seconds), ``file_dtype`` (``"int16"``, ``"int24"``, ``"float32"``, ...), ``name`` and ``closed``.
+    Integer PCM is scaled by ``1 / 2**(bits-1)``, the inverse of how floats are written, so integer files
+    round-trip bit for bit (pedalboard divides by ``2**(bits-1) - 1``, a 0.0003 dB difference).
+    """
+
+    def __init__(self, path_or_file: Any) -> None:
+        path, file = _path_or_file(path_or_file)
+        self._path = path
+        self._fileobj = file
+        self._lock = threading.RLock()
+        self._closed = True
+        if path is not None:
+            if not os.path.exists(path):
+                raise FileNotFoundError(f"Failed to open audio file: file does not exist: {path}")
+            if os.path.isdir(path):
+                raise IsADirectoryError(f"Failed to open audio file: {path} is a directory, not an audio file.")
+            if os.path.getsize(path) == 0:
+                raise UnsupportedFormatError(f'Failed to open audio file: file "{path}" is empty.')
+            name = path
+            source: Any = path
+            seekable = True
+        else:
+            name = getattr(file, "name", None)
+            name = name if isinstance(name, str) else None
+            source, seekable = self._check_file_like(file)
+        self._name = name
+        self._decoder: Decoder = open_decoder(source, name or repr(file), seekable)
+        self._seekable = seekable
+        self._closed = False
+
+    @staticmethod
+    def _check_file_like(file: Any) -> tuple[Any, bool]:
+        if not hasattr(file, "read"):
+            raise TypeError(f"A file-like object for reading needs a read() method ({file!r:.60} has none).")
+        seekable_attr = getattr(file, "seekable", None)
+        if seekable_attr is not None and not callable(seekable_attr):
+            raise TypeError("The file-like object's seekable attribute must be a method returning a bool.")
+        seekable = bool(seekable_attr()) if seekable_attr is not None else hasattr(file, "seek")
+        if not seekable:
+            return file, False
+        position = file.tell()
+        probe = file.read(4)
+        if isinstance(probe, str):
+            raise TypeError("The file-like object is expected to return bytes from read(), but it returned str.")
+        if not probe:
+            file.seek(0, os.SEEK_END)
+            if file.tell() == 0:
+                raise UnsupportedFormatError("Failed to open audio file: the file-like object is empty.")
+            raise UnsupportedFormatError(
+                "The file-like object is positioned at the end of the stream. Try seeking to the start first: "
+                "file.seek(0)."
+            )
+        file.seek(position)
+        return file, True
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def name(self) -> str | None:
+        """The path of the file (``None`` for a file-like object without a name)."""
+        return self._name
+
+    @property
+    def samplerate(self) -> int | float:
+        return _rate_value(self._decoder.samplerate)
+
+    @property
+    def num_channels(self) -> int:
+        return self._decoder.num_channels
+
+    @property
+    def frames(self) -> int:
+        return self._decoder.frames
+
+    @property
+    def duration(self) -> float:
+        return self.frames / self._decoder.samplerate
+
+    @property
+    def file_dtype(self) -> str:
+        return self._decoder.file_dtype
+
+    @property
+    def exact_duration_known(self) -> bool:
+        return self._decoder.exact
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def format(self) -> str:
+        """The container format the decoder found (``"WAV"``, ``"FLAC"``, ``"MP3"``, ``"MOV"``...)."""
+        return self._decoder.format_name
+
+    @property
+    def codec(self) -> str:
+        """The codec or sample format inside the container (``"PCM_16"``, ``"VORBIS"``, ``"AAC"``...)."""
+        return self._decoder.subtype
+
+    # ------------------------------------------------------------------ reading
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ClosedFileError()
+
+    def read(self, num_frames: int | float = 0) -> np.ndarray:
+        """Read up to ``num_frames`` frames as float32 ``(channels, frames)``; fewer at the end, none at EOF."""
+        count = check_num_frames(num_frames)
+        with self._lock:
+            self._check_open()
+            return self._decoder.read(count)
+
+    def read_raw(self, num_frames: int | float = 0) -> np.ndarray:
+        """Read frames in the file's own sample type (int8/16/32, float32/64); 24-bit files give int32 arrays
+        holding 24-bit values, and compressed formats give float32."""
+        count = check_num_frames(num_frames)
+        with self._lock:
+            self._check_open()
+            return self._decoder.read_raw(count)
+
+    def chunks(self, num_frames: int = 65536) -> Iterator[np.ndarray]:
+        """Yield float32 blocks of ``num_frames`` frames (the last may be shorter) from here to the end."""
+        while True:
+            block = self.read(num_frames)
+            if block.shape[1] == 0:
+                return
+            yield block
+            if block.shape[1] < num_frames:
+                return
+
+    def seek(self, position: int) -> None:
+        """Move to frame ``position`` (sample-exact in every format)."""
+        if isinstance(position, bool) or not isinstance(position, numbers.Integral):
+            if isinstance(position, numbers.Real) and float(position).is_integer():
+                position = int(position)
+            else:
+                raise TypeError(f"seek() expects a whole number of frames (got {position!r}).")
+        position = int(position)
+        with self._lock:
+            self._check_open()
+            if position < 0:
+                raise ValueError(f"Cannot seek before start of file (position {position}).")
+            if position > self.frames and self.exact_duration_known:
+                raise ValueError(
+                    f"Cannot seek to position {position} frames, which is beyond end of file ({self.frames} frames)."
+                )
+            if not self._seekable and position < self._decoder.position:
+                raise ValueError("This stream is not seekable: it can only be read front to back.")
+            self._decoder.seek(position)
+
+    def tell(self) -> int:
+        """The current position in frames."""
+        with self._lock:
+            return self._decoder.position
+
+    def seekable(self) -> bool:
+        return self._seekable and not self._closed
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._decoder.close()
+
+    def __enter__(self) -> ReadableAudioFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - never raise from a destructor
+            pass
+
+    # ------------------------------------------------------------------ streaming wrappers
+    def resampled_to(self, target_sample_rate: float, quality: Any = None) -> Any:
+        """This file at another sample rate, resampled as a stream (``self`` if the rate is the same)."""
+        if float(target_sample_rate) == float(self._decoder.samplerate):
+            return self
+        from .resample import ResampledReadableAudioFile
+
+        if quality is None:
+            return ResampledReadableAudioFile(self, target_sample_rate)
+        return ResampledReadableAudioFile(self, target_sample_rate, quality)
+
+    def with_channels(self, num_channels: int) -> Any:
+        """This file with ``num_channels`` channels, converted as a stream (``self`` if already so)."""
+        if num_channels == self.num_channels:
+            return self
+        from .channels import ChannelConvertedReadableAudioFile
+
+        return ChannelConvertedReadableAudioFile(self, num_channels)
+
+    def mono(self) -> Any:
+        return self.with_channels(1)
+
+    def stereo(self) -> Any:
+        return self.with_channels(2)
+
+    def __repr__(self) -> str:
+        where = f'filename="{self._name}"' if self._path is not None else f"file_like={self._fileobj!r}"
+        state = " closed" if self._closed else ""
+        return (
+            f"<stompbox.io.ReadableAudioFile {where} samplerate={self.samplerate} num_channels={self.num_channels} "
+            f"frames={self.frames} file_dtype={self.file_dtype}{state} at {id(self):#x}>"
+        )
+
+
+INT_SCALE = {np.dtype(np.int8): 128.0, np.dtype(np.int16): 32768.0, np.dtype(np.int32): 2147483648.0}
+
+
+class WriteableAudioFile(AudioFile):
+    """An audio file opened for writing. Writing to a path is atomic: the data goes to a temporary file in the
+    same folder, renamed into place by a clean ``close()``; if an exception leaves a ``with`` block, or the
+    writer is never closed, the temporary file is removed and any earlier file at the path is untouched.
+    """
+
+    def __init__(
+        self,
+        path_or_file: Any,
+        samplerate: float | None = None,
+        num_channels: int = 1,
+        bit_depth: int | str = 16,
+        quality: Any = None,
+        format: str | None = None,
+        codec_options: dict[Any, Any] | None = None,
+    ) -> None:
+        self._closed = True
+        self._temp: str | None = None
+        if samplerate is None:
+            raise TypeError("Opening an audio file for writing requires samplerate and num_channels arguments.")
+        if isinstance(samplerate, bool) or not isinstance(samplerate, numbers.Real):
+            raise TypeError(f"samplerate must be a number of Hz (got {samplerate!r}).")
+        if not float(samplerate).is_integer():
+            raise TypeError(f"Writing audio requires an integer sample rate (got {samplerate}).")
+        rate = int(samplerate)
+        if isinstance(num_channels, bool) or not isinstance(num_channels, numbers.Integral):
+            raise TypeError(f"num_channels must be an integer (got {num_channels!r}).")
+        channels = int(num_channels)
+        if rate <= 0:
+            raise ValueError(f"samplerate must be positive (got {rate}).")
+        if channels < 1:
+            raise ValueError(f"num_channels must be at least 1 (got {channels}).")
+        if rate < 1000 and channels > 1000:
+            raise ValueError(
+                f"samplerate={rate} and num_channels={channels} look swapped: try reversing the order of these "
+                "arguments."
+            )
+        if codec_options:
+            raise ValueError("stompbox does not support codec_options yet; use quality= to set the encoder quality.")
+        path, file = _path_or_file(path_or_file)
+        if format is not None:
+            key = formats.format_from_name(format)
+        elif path is not None:
+            key = formats.format_for_extension(os.path.splitext(path)[1])
+        else:
+            name = getattr(file, "name", None)
+            if not isinstance(name, str) or not os.path.splitext(name)[1]:
+                raise TypeError(
+                    "Unable to infer audio file format for a file-like object: pass format='wav' (or 'flac', "
+                    "'mp3', ...)."
+                )
+            key = formats.format_for_extension(os.path.splitext(name)[1])
+        depth = 32 if bit_depth == "int32" else bit_depth
+        if isinstance(depth, bool) or not isinstance(depth, numbers.Integral):
+            raise TypeError(f"bit_depth must be an integer (got {bit_depth!r}).")
+        settings = formats.settings(key, int(depth), quality, rate, channels)
+        if bit_depth == "int32" and key in ("wav", "aiff"):
+            settings = formats.EncoderSettings(key, "PCM_32", None, "int32")
+        self._settings = settings
+        self._samplerate = rate
+        self._num_channels = channels
+        self._frames = 0
+        self._layout: str | None = None
+        self._lock = threading.RLock()
+        self._path = path
+        self._file = file
+        target: Any = file
+        if path is not None:
+            folder = os.path.dirname(os.path.abspath(path))
+            if not os.path.isdir(folder):
+                raise FileNotFoundError(f"Cannot write {path}: the folder {folder} does not exist.")
+            handle, self._temp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".partial", dir=folder)
+            os.close(handle)
+            target = self._temp
+        try:
+            self._encoder: Encoder = open_encoder(target, settings, rate, channels)
+        except BaseException:
+            self._discard()
+            raise
+        self._closed = False
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def samplerate(self) -> int:
+        return self._samplerate
+
+    @property
+    def num_channels(self) -> int:
+        return self._num_channels
+
+    @property
+    def frames(self) -> int:
+        """Frames written so far."""
+        return self._frames
+
+    @property
+    def file_dtype(self) -> str:
+        return self._settings.file_dtype
+
+    @property
+    def quality(self) -> str | None:
+        """The encoder quality, normalised (e.g. ``"V2"``, ``"320 kbps"``, ``"8 (Highest quality)"``)."""
+        return self._settings.quality
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def tell(self) -> int:
+        return self._frames
+
+    # ------------------------------------------------------------------ writing
+    def _frames_last(self, samples: np.ndarray) -> np.ndarray:
+        """``samples`` as ``(frames, channels)`` for the encoder, after dtype and layout checks."""
+        if not isinstance(samples, np.ndarray):
+            samples = np.asarray(samples)
+        dtype = samples.dtype
+        if dtype not in (np.float32, np.float64, np.int8, np.int16, np.int32):
+            raise TypeError(
+                "Writing audio requires an array with a datatype of int8, int16, int32, float32, or float64. "
+                f"(Got: {dtype})"
+            )
+        channels = self._num_channels
+        if samples.ndim == 1:
+            samples = samples[np.newaxis, :]
+            layout = "channels-first"
+        elif samples.ndim == 2:
+            rows, cols = samples.shape
+            if rows == channels and cols != channels:
+                layout = "channels-first"
+            elif cols == channels and rows != channels:
+                layout = "channels-last"
+            elif rows == cols == channels:
+                if self._layout is None and rows > 1:
+                    raise LayoutError(
+                        f"Unable to determine channel layout from shape: {samples.shape}. Write a non-square array "
+                        "first, or transpose to (frames, channels) explicitly."
+                    )
+                layout = self._layout or "channels-first"
+            else:
+                found = min(rows, cols)
+                raise RuntimeError(
+                    f"WriteableAudioFile was opened with num_channels={channels}, but was passed an array "
+                    f"containing {found}-channel audio!"
+                )
+        else:
+            raise LayoutError(f"Number of input dimensions must be 1 or 2 (got {samples.ndim}).")
+        if samples.shape[0 if layout == "channels-first" else 1] != channels:
+            raise RuntimeError(
+                f"WriteableAudioFile was opened with num_channels={channels}, but was passed an array containing "
+                f"{samples.shape[0 if layout == 'channels-first' else 1]}-channel audio!"
+            )
+        if samples.ndim == 2 and samples.shape[0] != samples.shape[1]:
+            self._layout = layout
+        frames_last = samples.T if layout == "channels-first" else samples
+        integer_file = self._settings.file_dtype.startswith("int")
+        if dtype.kind == "i":
+            if integer_file and dtype in (np.int16, np.int32):
+                return np.ascontiguousarray(frames_last)  # exact: libsndfile converts int to int by shifting
+            return np.ascontiguousarray(frames_last, dtype=np.float32) * np.float32(1.0 / INT_SCALE[dtype])
+        data = np.ascontiguousarray(frames_last, dtype=np.float32)
+        if integer_file or self._settings.format not in ("wav", "aiff"):
+            data = np.clip(data, -1.0, 1.0)  # integer formats clip (libsndfile would wrap); lossy encoders too
+        return data
+
+    def write(self, samples: np.ndarray) -> None:
+        """Append ``samples``: ``(channels, n)``, ``(n, channels)`` or 1-D; float32/64 or int8/16/32 (ints are
+        scaled by their full-scale value)."""
+        with self._lock:
+            if self._closed:
+                raise ClosedFileError()
+            data = self._frames_last(samples)
+            if data.shape[0]:
+                self._encoder.write(data)
+                self._frames += data.shape[0]
+
+    def flush(self) -> None:
+        """Push buffered data to the file (the final file appears at its path only on ``close()``)."""
+        with self._lock:
+            if self._closed:
+                raise ClosedFileError()
+            self._encoder.flush()
+
+    def close(self) -> None:
+        """Finish the file; for a path, move it into place atomically."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                self._encoder.close()
+                if self._temp is not None:
+                    os.replace(self._temp, self._path)  # type: ignore[arg-type]
+                    self._temp = None
+            finally:
+                self._discard()
+
+    def _discard(self) -> None:
+        if self._temp is not None:
+            try:
+                os.unlink(self._temp)
+            except OSError:
+                pass
+            self._temp = None
+
+    def _abort(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                self._encoder.close()
+            except Exception:  # noqa: BLE001 - we are discarding the file anyway
+                pass
+            self._discard()
+
+    def __enter__(self) -> WriteableAudioFile:
+        return self
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self._abort()  # nothing appears under the final name; an earlier file there is untouched
+
+    def __del__(self) -> None:
+        if getattr(self, "_closed", True):
+            return
+        try:
+            import warnings
+
+            warnings.warn(
+                "A WriteableAudioFile was garbage-collected without close(): its data was discarded so that an "
+                "unfinished file never replaces anything. Use `with AudioFile(...)` or call close().",
+                ResourceWarning,
+                stacklevel=1,
+            )
+            self._abort()
+        except Exception:  # noqa: BLE001 - never raise from a destructor
+            pass
+
+    def __repr__(self) -> str:
+        quality = f'"{self.quality}"' if self.quality else "None"
+        state = " closed" if self._closed else ""
+        return (
+            f"<stompbox.io.WriteableAudioFile samplerate={self._samplerate} num_channels={self._num_channels} "
+            f"quality={quality} file_dtype={self.file_dtype}{state} at {id(self):#x}>"
+        )
+
+
+def get_supported_read_formats() -> list[str]:
+    """File extensions stompbox reads (content decides the decoder; the extension is only a hint)."""
+    return list(formats.READ_EXTENSIONS)
+
+
+def get_supported_write_formats() -> list[str]:
+    """File extensions stompbox writes."""
+    return sorted(formats.WRITE_EXTENSIONS)
+
+
+__all__ = [
+    "AudioFile",
+    "CorruptAudioError",
+    "ReadableAudioFile",
+    "UnsupportedFormatError",
+    "WriteableAudioFile",
+    "get_supported_read_formats",
+    "get_supported_write_formats",
+]

@@ -1,0 +1,413 @@
+"""Codec backends behind one small decoder/encoder interface.
+
+- libsndfile through ``soundfile``: WAV (all PCM/float/mu-law/a-law/ADPCM), AIFF, FLAC, OGG Vorbis and Opus, MP3,
+  CAF, W64, RF64, AU. Gapless MP3 when the file has a LAME/Xing tag.
+- FFmpeg through PyAV (imported only when needed): M4A/AAC, ALAC, AC3, ADTS and anything else FFmpeg decodes, and
+  non-seekable streams (pipes), which libsndfile cannot open.
+
+A decoder yields float32 ``(channels, n)`` blocks and can seek to an exact frame. The backends' own seeks are not
+always sample-exact for compressed formats (FIELD-NOTES), so :class:`Decoder.seek` lands early (a pre-roll) and
+decodes forward to the target, which gives the same samples as a linear decode.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import numpy as np
+
+from .errors import CorruptAudioError, UnsupportedFormatError
+
+PCM_DTYPES = {
+    "PCM_S8": "int8", "PCM_U8": "int8", "PCM_16": "int16", "PCM_24": "int24", "PCM_32": "int32",
+    "FLOAT": "float32", "DOUBLE": "float64",
+}  # fmt: skip
+SEEK_PREROLL = 8192  # frames decoded and discarded before a compressed-format seek target
+
+
+class Decoder:
+    """What :class:`ReadableAudioFile` needs from a backend."""
+
+    samplerate: float
+    num_channels: int
+    frames: int
+    exact: bool  # is ``frames`` exact (False while it is an estimate)
+    file_dtype: str
+    format_name: str
+    subtype: str
+    position: int
+
+    def read(self, n: int) -> np.ndarray:  # float32 (channels, <= n); shorter only at the end
+        raise NotImplementedError
+
+    def read_raw(self, n: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def seek(self, frame: int) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+def _has_lame_tag(head: bytes) -> bool:
+    """Whether an MP3's first frame carries a Xing/Info (LAME) tag, which makes its length exact."""
+    start = 0
+    if head[:3] == b"ID3" and len(head) >= 10:
+        size = (head[6] & 0x7F) << 21 | (head[7] & 0x7F) << 14 | (head[8] & 0x7F) << 7 | (head[9] & 0x7F)
+        start = 10 + size
+    frame = head[start : start + 200]
+    return b"Xing" in frame or b"Info" in frame or b"VBRI" in frame
+
+
+class SoundfileDecoder(Decoder):
+    """libsndfile through soundfile."""
+
+    def __init__(self, source: Any, name: str) -> None:
+        import soundfile as sf
+
+        self._sf = sf
+        try:
+            self._file = sf.SoundFile(source, "r")
+        except (sf.LibsndfileError, RuntimeError, TypeError) as exc:
+            raise UnsupportedFormatError(str(exc)) from exc
+        info = self._file
+        self.samplerate = float(info.samplerate)
+        self.num_channels = int(info.channels)
+        self.frames = int(info.frames)
+        self.format_name = str(info.format)
+        self.subtype = str(info.subtype)
+        self.position = 0
+        self.file_dtype = PCM_DTYPES.get(self.subtype, "float32")
+        if self.format_name in ("WAV", "WAVEX", "RF64", "W64") and self.subtype in ("ULAW", "ALAW"):
+            self.file_dtype = "float32"
+        self.exact = True
+        if self.format_name == "MP3":
+            self.exact = self._mp3_tagged(source)
+        self._compressed = self.format_name in ("MP3", "OGG") or self.subtype in ("VORBIS", "OPUS", "MPEG_LAYER_III")
+        if self.num_channels < 1 or self.samplerate <= 0:
+            self._file.close()
+            raise CorruptAudioError(
+                f"{name} declares {self.num_channels} channels at {self.samplerate:g} Hz: not usable audio."
+            )
+
+    @staticmethod
+    def _mp3_tagged(source: Any) -> bool:
+        try:
+            if isinstance(source, str):
+                with open(source, "rb") as handle:
+                    head = handle.read(1 << 16)
+            else:
+                here = source.tell()
+                source.seek(0)
+                head = source.read(1 << 16)
+                source.seek(here)
+        except (OSError, AttributeError):
+            return False
+        return _has_lame_tag(bytes(head))
+
+    def _read(self, n: int, dtype: str) -> np.ndarray:
+        try:
+            data = self._file.read(n, dtype=dtype, always_2d=True)
+        except (self._sf.LibsndfileError, RuntimeError) as exc:
+            raise CorruptAudioError(f"Could not decode audio data: {exc}") from exc
+        got = data.shape[0]
+        self.position += got
+        if got < n and self._compressed:  # the real end of a stream whose length was an estimate
+            self.frames = self.position
+            self.exact = True
+        elif self.position > self.frames:
+            self.frames = self.position
+        return data
+
+    def read(self, n: int) -> np.ndarray:
+        # Integer PCM is scaled by 1 / 2**(bits-1) (libsndfile's rule): exactly the inverse of how floats are
+        # written, so an integer file read and written again is bit-identical. (pedalboard divides by
+        # 2**(bits-1) - 1: a 0.00026 dB difference, and its round trips are not lossless.)
+        return np.ascontiguousarray(self._read(n, "float32").T)
+
+    def read_raw(self, n: int) -> np.ndarray:
+        dtype = self.file_dtype
+        if dtype == "int8":
+            return np.ascontiguousarray((self._read(n, "int16").T >> 8).astype(np.int8))
+        if dtype == "int24":  # 24-bit samples in int32 containers, not shifted: values in [-2**23, 2**23)
+            return np.ascontiguousarray(self._read(n, "int32").T >> 8)
+        if dtype in ("int16", "int32", "float32", "float64"):
+            return np.ascontiguousarray(self._read(n, dtype).T)
+        return np.ascontiguousarray(self._read(n, "float32").T)
+
+    def seek(self, frame: int) -> None:
+        try:
+            if not self._compressed:
+                self._file.seek(frame)
+                self.position = frame
+                return
+            start = max(0, frame - SEEK_PREROLL)
+            self._file.seek(start)
+            self.position = start
+            while self.position < frame:
+                chunk = self._read(min(frame - self.position, 65536), "float32")
+                if chunk.shape[0] == 0:
+                    break
+        except (self._sf.LibsndfileError, RuntimeError) as exc:
+            raise CorruptAudioError(f"Could not seek in the audio data: {exc}") from exc
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class AvDecoder(Decoder):
+    """FFmpeg through PyAV: M4A/AAC and everything libsndfile does not read; also non-seekable streams."""
+
+    def __init__(self, source: Any, name: str, seekable: bool = True) -> None:
+        import av
+
+        self._av = av
+        try:
+            self._container = av.open(source, "r")
+            self._stream = self._container.streams.audio[0]
+        except (av.error.FFmpegError, IndexError, ValueError, OSError) as exc:
+            raise UnsupportedFormatError(str(exc)) from exc
+        stream = self._stream
+        self._source = source
+        self._seekable = seekable
+        self.samplerate = float(stream.rate or stream.codec_context.sample_rate)
+        self.num_channels = int(stream.channels or stream.codec_context.channels)
+        if self.num_channels < 1 or self.samplerate <= 0:
+            self._container.close()
+            raise CorruptAudioError(f"{name} declares {self.num_channels} channels: not usable audio.")
+        self.format_name = str(self._container.format.name).split(",")[0].upper()
+        self.subtype = str(stream.codec_context.name).upper()
+        self.file_dtype = "float32"
+        self.frames, self.exact = self._length()
+        self._resampler = av.AudioResampler(format="fltp", layout=stream.layout.name, rate=int(self.samplerate))
+        self._pending = np.zeros((self.num_channels, 0), np.float32)
+        self._pending_start = 0
+        self._decoder = self._container.decode(stream)
+        self._eof = False
+        self.position = 0
+
+    def _length(self) -> tuple[int, bool]:
+        stream = self._stream
+        if stream.duration is not None and stream.time_base is not None:
+            return int(round(float(stream.duration * stream.time_base) * self.samplerate)), True
+        if self._container.duration is not None:  # microseconds, an estimate
+            return int(self._container.duration * self.samplerate / 1_000_000), False
+        return 0, False
+
+    def _frame_start(self, frame: Any) -> int | None:
+        if frame.pts is None or frame.time_base is None:
+            return None
+        return int(round(float(frame.pts * frame.time_base) * self.samplerate))
+
+    def _next_block(self) -> bool:
+        """Decode one more packet's worth into the pending buffer; False at the end."""
+        if self._eof:
+            return False
+        try:
+            frame = next(self._decoder)
+        except StopIteration:
+            frames = self._resampler.resample(None)
+            self._eof = True
+            if frames:
+                self._append(frames, None)
+                return True
+            return False
+        except self._av.error.FFmpegError as exc:
+            raise CorruptAudioError(f"Could not decode audio data: {exc}") from exc
+        start = self._frame_start(frame)
+        self._append(self._resampler.resample(frame), start)
+        return True
+
+    def _append(self, frames: list[Any], start: int | None) -> None:
+        for out in frames:
+            data = out.to_ndarray().astype(np.float32, copy=False).reshape(self.num_channels, -1)
+            end_of_pending = self._pending_start + self._pending.shape[1]
+            if self._pending.shape[1] == 0 and start is not None and start > end_of_pending:
+                self._pending_start = start  # the first block after a seek: place it where it belongs
+            self._pending = np.concatenate([self._pending, data], axis=1) if self._pending.size else data
+            start = None
+
+    def read(self, n: int) -> np.ndarray:
+        limit = self.frames if self.exact else None
+        while self._pending_start + self._pending.shape[1] < self.position + n and self._next_block():
+            pass
+        offset = self.position - self._pending_start
+        if offset < 0:  # decoder landed after the target (should not happen with the pre-roll): pad
+            self._pending = np.concatenate([np.zeros((self.num_channels, -offset), np.float32), self._pending], 1)
+            self._pending_start = self.position
+            offset = 0
+        available = self._pending.shape[1] - offset
+        take = max(0, min(n, available))
+        if limit is not None:
+            take = max(0, min(take, limit - self.position))
+        out = np.ascontiguousarray(self._pending[:, offset : offset + take])
+        self.position += take
+        keep = self.position - self._pending_start
+        self._pending = self._pending[:, keep:]
+        self._pending_start = self.position
+        if take < n:  # the end: the length is known exactly now
+            self.frames = self.position
+            self.exact = True
+        return out
+
+    def read_raw(self, n: int) -> np.ndarray:
+        return self.read(n)
+
+    def seek(self, frame: int) -> None:
+        if not self._seekable:
+            if frame < self.position:
+                raise ValueError("This stream is not seekable: it can only be read front to back.")
+            while self.position < frame and self.read(min(65536, frame - self.position)).shape[1]:
+                pass
+            return
+        preroll = 1.0 if self.subtype == "OPUS" else 0.5
+        target_seconds = max(0.0, frame / self.samplerate - preroll)
+        stream = self._stream
+        timestamp = int(target_seconds / float(stream.time_base))
+        try:
+            self._container.seek(timestamp, backward=True, any_frame=False, stream=stream)
+        except self._av.error.FFmpegError as exc:
+            raise CorruptAudioError(f"Could not seek in the audio data: {exc}") from exc
+        self._decoder = self._container.decode(stream)
+        self._resampler = self._av.AudioResampler(format="fltp", layout=stream.layout.name, rate=int(self.samplerate))
+        self._eof = False
+        self._pending = np.zeros((self.num_channels, 0), np.float32)
+        self._pending_start = -1
+        while True:  # find where decoding resumed
+            if not self._next_block():
+                break
+            if self._pending_start >= 0 or self._pending.shape[1]:
+                break
+        if self._pending_start < 0:
+            self._pending_start = 0
+        if self._pending_start > frame:  # landed late: decode from the very start
+            self._container.seek(0, stream=stream)
+            self._decoder = self._container.decode(stream)
+            self._pending = np.zeros((self.num_channels, 0), np.float32)
+            self._pending_start = 0
+            self._eof = False
+        self.position = max(self._pending_start, 0)
+        while self.position < frame:
+            if not self.read(min(65536, frame - self.position)).shape[1]:
+                break
+
+    def close(self) -> None:
+        self._container.close()
+
+
+def open_decoder(source: Any, name: str, seekable: bool = True) -> Decoder:
+    """The decoder for ``source``: content decides (libsndfile first, FFmpeg for the rest)."""
+    errors = []
+    if seekable:
+        try:
+            return SoundfileDecoder(source, name)
+        except UnsupportedFormatError as exc:
+            errors.append(str(exc))
+            if hasattr(source, "seek"):
+                source.seek(0)
+    try:
+        return AvDecoder(source, name, seekable)
+    except UnsupportedFormatError as exc:
+        errors.append(str(exc))
+    raise UnsupportedFormatError(
+        f'Failed to open audio file: file "{name}" does not seem to contain audio data in a known or supported '
+        "format."
+    )
+
+
+# ----------------------------------------------------------------------------------------------- encoders
+class Encoder:
+    def write(self, block: np.ndarray) -> None:  # float32 (channels, n) or int (n, channels) for PCM
+        raise NotImplementedError
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+SF_FORMATS = {"wav": "WAV", "aiff": "AIFF", "flac": "FLAC", "ogg": "OGG", "opus": "OGG", "mp3": "MP3"}
+WRITE_CHUNK = 32768  # frames per libsndfile write: a single large Vorbis write crashes libvorbis
+
+
+class SoundfileEncoder(Encoder):
+    def __init__(self, target: Any, settings: Any, samplerate: int, num_channels: int) -> None:
+        import soundfile as sf
+
+        self._sf = sf
+        kwargs: dict[str, Any] = {}
+        if settings.compression_level is not None:
+            kwargs["compression_level"] = settings.compression_level
+        if settings.bitrate_mode is not None:
+            kwargs["bitrate_mode"] = settings.bitrate_mode
+        fmt = SF_FORMATS[settings.format]
+        if fmt == "WAV" and num_channels > 2:
+            fmt = "WAVEX"
+        try:
+            self._file = sf.SoundFile(
+                target, "w", samplerate=samplerate, channels=num_channels, format=fmt, subtype=settings.subtype, **kwargs
+            )
+        except (sf.LibsndfileError, RuntimeError, ValueError) as exc:
+            raise ValueError(f"Unable to create {settings.format.upper()} writer: {exc}") from exc
+        self._integer = settings.file_dtype.startswith("int")
+
+    def write(self, block: np.ndarray) -> None:
+        frames = block.shape[0]
+        for start in range(0, frames, WRITE_CHUNK):
+            self._file.write(block[start : start + WRITE_CHUNK])
+
+    def flush(self) -> None:
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class AvEncoder(Encoder):
+    """AAC in an M4A container through PyAV."""
+
+    def __init__(self, target: Any, settings: Any, samplerate: int, num_channels: int) -> None:
+        import av
+
+        self._av = av
+        try:
+            self._container = av.open(target, "w", format="ipod")
+            self._stream = self._container.add_stream("aac", rate=samplerate)
+            self._stream.bit_rate = settings.bit_rate
+            layouts = {1: "mono", 2: "stereo", 3: "2.1", 4: "quad", 5: "5.0", 6: "5.1", 7: "6.1", 8: "7.1"}
+            self._stream.layout = layouts[num_channels]
+        except (av.error.FFmpegError, ValueError, KeyError) as exc:
+            raise ValueError(f"Unable to create M4A writer: {exc}") from exc
+        self._rate = samplerate
+        self._channels = num_channels
+        self._layout = layouts[num_channels]
+        self._pts = 0
+
+    def write(self, block: np.ndarray) -> None:
+        data = np.ascontiguousarray(block.T, dtype=np.float32)  # (channels, n) planar
+        if data.shape[1] == 0:
+            return
+        frame = self._av.AudioFrame.from_ndarray(data, format="fltp", layout=self._layout)
+        frame.sample_rate = self._rate
+        frame.pts = self._pts
+        self._pts += data.shape[1]
+        for packet in self._stream.encode(frame):
+            self._container.mux(packet)
+
+    def close(self) -> None:
+        for packet in self._stream.encode(None):
+            self._container.mux(packet)
+        self._container.close()
+
+
+def open_encoder(target: Any, settings: Any, samplerate: int, num_channels: int) -> Encoder:
+    if settings.format == "m4a":
+        return AvEncoder(target, settings, samplerate, num_channels)
+    return SoundfileEncoder(target, settings, samplerate, num_channels)
+
+
+def is_bytes_io(obj: Any) -> bool:
+    return isinstance(obj, io.BytesIO)
