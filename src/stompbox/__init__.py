@@ -26,7 +26,7 @@ __version__ = "0.1.0"
 version = __version__
 
 # submodules and names loaded on first access: name -> module
-_LAZY_MODULES = {"io", "utils", "effects", "core", "board", "cli", "analysis", "chains", "hosting"}
+_LAZY_MODULES = {"io", "utils", "effects", "core", "board", "cli", "analysis", "chains", "hosting", "routing", "batch"}
 _LAZY_NAMES: dict[str, str] = {
     "load_chain": ".chains",
     "load_plugin": ".hosting",
@@ -34,6 +34,15 @@ _LAZY_NAMES: dict[str, str] = {
     "VST3Plugin": ".hosting",
     "ExternalPlugin": ".hosting",
     "AudioProcessorParameter": ".hosting",
+    "render": ".render",
+    "render_file": ".render",
+    "Automation": ".core.automation",
+    "Envelope": ".core.automation",
+    "LFO": ".core.automation",
+    "Curve": ".core.automation",
+    "ChannelMap": ".routing",
+    "ChannelMatrix": ".routing",
+    "Split": ".routing",
 }
 
 __all__ = sorted(

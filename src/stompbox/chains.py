@@ -58,14 +58,17 @@ def from_dict(data: Any) -> Plugin | None:
     if not isinstance(data, dict) or "type" not in data:
         raise ChainFormatError(f"A plugin description must be a dict with a 'type' key (got {data!r:.80}).")
     cls = plugin_class(str(data["type"]))
+    builder = getattr(cls, "_from_dict", None)
+    if builder is not None:
+        try:
+            return builder(data)  # type: ignore[no-any-return]
+        except (TypeError, ValueError) as exc:
+            raise ChainFormatError(f"{cls.__name__}: {exc}") from exc
     if issubclass(cls, PluginContainer):
         children = data.get("plugins", [])
         if not isinstance(children, list):
             raise ChainFormatError(f"'plugins' of a {cls.__name__} must be a list.")
         return cls([from_dict(d) for d in children])
-    builder = getattr(cls, "_from_dict", None)
-    if builder is not None:
-        return builder(data)  # type: ignore[no-any-return]
     params = data.get("params", {})
     if not isinstance(params, dict):
         raise ChainFormatError(f"'params' of {cls.__name__} must be a dict of parameter values.")

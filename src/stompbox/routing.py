@@ -231,6 +231,12 @@ class Split(PluginContainer):
             "channels": self.channels,
         }
 
+    @classmethod
+    def _from_dict(cls, data: dict[str, Any]) -> Split:
+        from .chains import from_dict
+
+        return cls([from_dict(d) for d in data.get("plugins", [])], channels=data.get("channels"))
+
     def __repr__(self) -> str:
         inner = ", ".join(f"{g}: {p!r}" for p, g in self._branches())
         return f"<stompbox.Split [{inner}] at {id(self):#x}>"

@@ -91,9 +91,13 @@ def test_parameter_change_ramps_over_ten_ms():
     np.testing.assert_allclose(y[0, ramp:], 2.0)
 
 
-def test_more_than_two_channels_pass_through():
+def test_more_than_two_channels_are_reverberated_in_pairs():
+    # pedalboard passes 3+ channels through untouched; stompbox reverberates channels (0, 1) as a stereo pair
+    # and channel 2 as mono, each exactly as it would be alone
     x = music(0.2, channels=3)
-    np.testing.assert_array_equal(Reverb()(x, SR), x)
+    y = Reverb()(x, SR)
+    np.testing.assert_allclose(y[:2], Reverb()(x[:2], SR), atol=1e-6)
+    np.testing.assert_allclose(y[2:], Reverb()(x[2:], SR), atol=1e-6)
 
 
 @pytest.mark.parametrize(

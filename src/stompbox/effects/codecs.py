@@ -157,8 +157,6 @@ class MP3Compressor(PairedChannels, Plugin):
         error="VBR quality must be greater than 0 and less than 10. (Higher numbers are lower quality.)",
     )
 
-    _channel_pairs_default = False  # pedalboard refuses 3+ channels
-
     def __init__(self, vbr_quality: float = 2.0) -> None:
         super().__init__(vbr_quality=vbr_quality)
         self._pipeline: AlignedPipeline | None = None

@@ -189,7 +189,6 @@ class Reverb(PairedChannels, Plugin):
         )
 
     _automatable = frozenset({"room_size", "damping", "wet_level", "dry_level", "width"})
-    _channel_pairs_default = False  # pedalboard passes 3+ channels through
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         self._channels = num_channels
