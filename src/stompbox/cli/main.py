@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -48,6 +49,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("stompbox: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader of our standard output went away (e.g. `| head`): exit quietly
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 1
     except CLIError as error:
         if args.debug:
             raise
