@@ -264,10 +264,18 @@ class AvDecoder(Decoder):
             return
         preroll = 1.0 if self.subtype == "OPUS" else 0.5
         target_seconds = max(0.0, frame / self.samplerate - preroll)
-        stream = self._stream
-        timestamp = int(target_seconds / float(stream.time_base))
+        # A fresh demuxer and decoder for every seek: a decoder that has been drained at the end of the stream
+        # (or that carries overlap state from elsewhere) does not decode the first frames after a seek the way
+        # a linear decode does.
+        self._container.close()
+        if hasattr(self._source, "seek"):
+            self._source.seek(0)
         try:
-            self._container.seek(timestamp, backward=True, any_frame=False, stream=stream)
+            self._container = self._av.open(self._source, "r")
+            self._stream = stream = self._container.streams.audio[0]
+            if target_seconds > 0:
+                timestamp = int(target_seconds / float(stream.time_base))
+                self._container.seek(timestamp, backward=True, any_frame=False, stream=stream)
         except self._av.error.FFmpegError as exc:
             raise CorruptAudioError(f"Could not seek in the audio data: {exc}") from exc
         self._decoder = self._container.decode(stream)
@@ -312,8 +320,7 @@ def open_decoder(source: Any, name: str, seekable: bool = True) -> Decoder:
     except UnsupportedFormatError as exc:
         errors.append(str(exc))
     raise UnsupportedFormatError(
-        f'Failed to open audio file: file "{name}" does not seem to contain audio data in a known or supported '
-        "format."
+        f'Failed to open audio file: file "{name}" does not seem to contain audio data in a known or supported format.'
     )
 
 
@@ -348,7 +355,13 @@ class SoundfileEncoder(Encoder):
             fmt = "WAVEX"
         try:
             self._file = sf.SoundFile(
-                target, "w", samplerate=samplerate, channels=num_channels, format=fmt, subtype=settings.subtype, **kwargs
+                target,
+                "w",
+                samplerate=samplerate,
+                channels=num_channels,
+                format=fmt,
+                subtype=settings.subtype,
+                **kwargs,
             )
         except (sf.LibsndfileError, RuntimeError, ValueError) as exc:
             raise ValueError(f"Unable to create {settings.format.upper()} writer: {exc}") from exc
