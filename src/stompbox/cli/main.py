@@ -17,7 +17,9 @@ from .common import CLIError
 __all__ = ["main", "build_parser"]
 
 # subcommand modules, in --help order; each has register(subparsers) setting `func` on its parser
-COMMANDS = ["render", "effects", "info", "convert", "plot", "batch", "demo"]
+COMMANDS = ["render", "effects", "info", "convert", "plot", "loudness", "batch", "play", "record", "plugins", "demo"]
+
+_MODULES = {"play": "live", "record": "live"}  # commands registered by a module of another name
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show full tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in COMMANDS:
+    for name in dict.fromkeys(_MODULES.get(n, n) for n in COMMANDS):
         importlib.import_module(f".{name}", __package__).register(sub)
     return parser
 
