@@ -47,7 +47,31 @@ EFFECTS: dict[str, dict] = {
     "Reverb": {"room_size": 0.75},
     "Chorus": {},
     "Phaser": {},
+    "Convolution": {"impulse_response_filename": "__ir1__", "sample_rate": SR},
+    "Convolution5s": {"impulse_response_filename": "__ir5__", "sample_rate": SR},
+    "PitchShift": {"semitones": 3.0},
+    "Resample": {"target_sample_rate": 8000.0},
+    "MP3Compressor": {},
+    "GSMFullRateCompressor": {},
 }
+
+
+def impulse_response(seconds: float) -> np.ndarray:
+    """A decaying noise impulse response (a small room's tail), float32 stereo."""
+    rng = np.random.default_rng(7)
+    n = int(seconds * SR)
+    return (rng.standard_normal((2, n)) * np.exp(-np.arange(n) / (0.25 * n))).astype(np.float32)
+
+
+def make(module, name: str):
+    """Build effect ``name`` of ``module`` (stompbox or pedalboard) with its bench settings."""
+    kwargs = dict(EFFECTS[name])
+    cls = getattr(module, name.removesuffix("5s"))
+    if kwargs.get("impulse_response_filename") in ("__ir1__", "__ir5__"):
+        kwargs["impulse_response_filename"] = impulse_response(
+            1.0 if kwargs["impulse_response_filename"] == "__ir1__" else 5.0
+        )
+    return cls(**kwargs)
 
 
 def signal(seconds: float) -> np.ndarray:
@@ -99,15 +123,15 @@ def main() -> None:
     ratios = []
     for name in names:
         try:
-            ours = getattr(stompbox, name)(**EFFECTS[name])
+            ours = make(stompbox, name)
         except (AttributeError, ImportError):
             print(f"{name:<18}{'(not built yet)':>12}")
             continue
         ours(audio[:, :4096], SR)  # compile / warm caches outside the timing
         t_ours = best_time(lambda ours=ours: ours(audio, SR), args.repeat)
         line = f"{name:<18}{duration / t_ours:>12.0f}"
-        if pedalboard is not None and hasattr(pedalboard, name):
-            theirs = getattr(pedalboard, name)(**EFFECTS[name])
+        if pedalboard is not None and hasattr(pedalboard, name.removesuffix("5s")):
+            theirs = make(pedalboard, name)
             theirs(audio[:, :4096], SR)
             t_theirs = best_time(lambda theirs=theirs: theirs(audio, SR), args.repeat)
             ratio = t_theirs / t_ours
@@ -116,7 +140,7 @@ def main() -> None:
         else:
             line += f"{'-':>14}{'-':>8}"
         if not args.no_threads:
-            scaling = two_thread_scaling(lambda name=name: getattr(stompbox, name)(**EFFECTS[name]), audio, 2)
+            scaling = two_thread_scaling(lambda name=name: make(stompbox, name), audio, 2)
             line += f"{scaling:>10.2f}x"
         print(line, flush=True)
     if ratios:
