@@ -11,6 +11,7 @@ import numpy as np
 
 from .core.params import Param
 from .core.plugin import Plugin
+from .effects.pipeline_plugin import PipelinePlugin
 
 
 class AddLatency(Plugin):
@@ -46,7 +47,7 @@ class AddLatency(Plugin):
         return np.ascontiguousarray(joined[:, :n])
 
 
-class FixedSizeBlockTestPlugin(Plugin):
+class FixedSizeBlockTestPlugin(PipelinePlugin):
     """An identity whose inner processing only ever sees blocks of exactly ``expected_block_size`` samples.
 
     Input is collected into fixed blocks (:class:`stompbox.effects.resample.FixedBlockAdapter`), which costs
@@ -63,7 +64,6 @@ class FixedSizeBlockTestPlugin(Plugin):
 
     def __init__(self, expected_block_size: int = 160) -> None:
         super().__init__(expected_block_size=expected_block_size)
-        self._pipeline: Any = None
         self.blocks_seen: set[int] = set()
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
@@ -80,17 +80,6 @@ class FixedSizeBlockTestPlugin(Plugin):
 
         stage = FixedBlockAdapter(self.expected_block_size, self._channels, self._inner)
         self._pipeline = AlignedPipeline([stage], self._channels)
-
-    def _reset_state(self) -> None:
-        if self._pipeline is not None:
-            self._pipeline.reset()
-
-    @property
-    def latency_samples(self) -> int:
-        return self._pipeline.latency if self._pipeline is not None else 0
-
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        return self._pipeline.process(block)
 
 
 class ForceMonoTestPlugin(Plugin):

@@ -4,7 +4,7 @@ from typing import Any
 
 from .board import Chain, Mix
 
-__all__ = ["Chain", "Mix", "time_stretch"]
+__all__ = ["Chain", "Mix", "time_stretch"]  # noqa: F822 - time_stretch is loaded on first use
 
 
 def __getattr__(name: str) -> Any:

@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 
 from ..core.params import Param
-from ..core.plugin import PairedChannels, Plugin
+from ..core.plugin import PairedChannels
 from ..io.quality import Quality
+from .pipeline_plugin import PipelinePlugin
 from .resample import AlignedPipeline, AlignedResampler, FixedBlockAdapter, FunctionStage, Stage
 
 MP3_SAMPLE_RATES = (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000)
@@ -129,7 +130,7 @@ class MP3SegmentStage(Stage):
         return np.ascontiguousarray(np.concatenate(outputs, axis=1))
 
 
-class MP3Compressor(PairedChannels, Plugin):
+class MP3Compressor(PairedChannels, PipelinePlugin):
     """Degrade the signal with a real MP3 round trip: LAME VBR encoding, then decoding (libsndfile).
 
     Channels are kept. Audio with more than two channels raises ``ValueError`` by default (as in pedalboard);
@@ -183,19 +184,7 @@ class MP3Compressor(PairedChannels, Plugin):
         self._pipeline = AlignedPipeline([stage], self._channels)
         self._config = config
 
-    def _reset_state(self) -> None:
-        if self._pipeline is not None:
-            self._pipeline.reset()
-
-    @property
-    def latency_samples(self) -> int:
-        if self._pairs:
-            return self._pairs[0].latency_samples
-        return self._pipeline.latency if self._pipeline is not None else 0
-
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        assert self._pipeline is not None
-        return self._pipeline.process(np.nan_to_num(block, nan=0.0, posinf=1.0, neginf=-1.0))
+    _sanitize_input = True  # the encoder must not be fed NaN or infinity
 
 
 # --------------------------------------------------------------------------------------------- GSM
@@ -330,7 +319,7 @@ def _mono(block: np.ndarray) -> np.ndarray:
     return block.mean(axis=0, keepdims=True, dtype=np.float32)
 
 
-class GSMFullRateCompressor(PairedChannels, Plugin):
+class GSMFullRateCompressor(PairedChannels, PipelinePlugin):
     """Degrade the signal with the GSM 06.10 full-rate speech codec (13 kbit/s, 8 kHz mono).
 
     The channels are averaged, resampled to 8 kHz with ``quality``, coded and decoded in 160-sample frames,
@@ -377,19 +366,7 @@ class GSMFullRateCompressor(PairedChannels, Plugin):
         self._pipeline = AlignedPipeline(stages, channels)
         self._config = config
 
-    def _reset_state(self) -> None:
-        if self._pipeline is not None:
-            self._pipeline.reset()
-
-    @property
-    def latency_samples(self) -> int:
-        if self._pairs:
-            return self._pairs[0].latency_samples
-        return self._pipeline.latency if self._pipeline is not None else 0
-
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        assert self._pipeline is not None
-        return self._pipeline.process(np.nan_to_num(block, nan=0.0, posinf=1.0, neginf=-1.0))
+    _sanitize_input = True  # the encoder must not be fed NaN or infinity
 
     def _repr_params(self) -> str:
         return ""

@@ -30,8 +30,8 @@ import numpy as np
 
 from ..core.jit import kernel
 from ..core.params import Param
-from ..core.plugin import Plugin
 from ..io.quality import Quality
+from .pipeline_plugin import PipelinePlugin
 
 #: Largest ratio (either way) between the input rate and ``target_sample_rate`` that Resample accepts.
 MAX_RATIO = 4096.0
@@ -402,8 +402,8 @@ def check_target_rate(target: float, sample_rate: float) -> None:
         )
 
 
-# --------------------------------------------------------------------------------------------- the plugin
-class Resample(Plugin):
+# --------------------------------------------------------------------------------------------- plugins
+class Resample(PipelinePlugin):
     """Degrade the signal by resampling it to ``target_sample_rate`` and back to the input rate.
 
     The output stays at the input's sample rate; what changes is the bandwidth (content above the target's
@@ -472,15 +472,3 @@ class Resample(Plugin):
         ]
         self._pipeline = AlignedPipeline(stages, self._channels, self._extra_latency)
         self._config = config
-
-    def _reset_state(self) -> None:
-        if self._pipeline is not None:
-            self._pipeline.reset()
-
-    @property
-    def latency_samples(self) -> int:
-        return self._pipeline.latency if self._pipeline is not None else 0
-
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        assert self._pipeline is not None
-        return self._pipeline.process(block)
