@@ -180,7 +180,7 @@ class Plugin:
             self._dirty = False
         out = self._process(block) if not self._automation else self._step_automated(block)
         self._clock += block.shape[1]
-        if self._stateful and out.size and not np.isfinite(np.add.reduce(out, axis=None, dtype=np.float64)):
+        if self._stateful and out.size and not np.isfinite(out).all():
             self._reset_state()
         return out
 
