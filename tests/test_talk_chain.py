@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _audio import SR, music
 
+from _audio import SR, music
 from stompbox import Delay, Distortion, Pedalboard, Reverb
 from stompbox.io import AudioFile
 
