@@ -172,6 +172,9 @@ class AvDecoder(Decoder):
         stream = self._stream
         self._source = source
         self._seekable = seekable
+        if stream.codec_context is None:  # a stream FFmpeg has no decoder for (its attributes raise)
+            self._container.close()
+            raise UnsupportedFormatError(f"{name}: no decoder for its audio codec.")
         self.samplerate = float(stream.rate or stream.codec_context.sample_rate)
         self.num_channels = int(stream.channels or stream.codec_context.channels)
         if self.num_channels < 1 or self.samplerate <= 0:
@@ -206,18 +209,19 @@ class AvDecoder(Decoder):
         if self._eof:
             return False
         try:
-            frame = next(self._decoder)
-        except StopIteration:
-            frames = self._resampler.resample(None)
-            self._eof = True
-            if frames:
-                self._append(frames, None)
-                return True
-            return False
-        except self._av.error.FFmpegError as exc:
+            try:
+                frame = next(self._decoder)
+            except StopIteration:
+                frames = self._resampler.resample(None)
+                self._eof = True
+                if frames:
+                    self._append(frames, None)
+                    return True
+                return False
+            start = self._frame_start(frame)
+            self._append(self._resampler.resample(frame), start)
+        except (self._av.error.FFmpegError, ValueError) as exc:  # damaged packets; a frame that changed format
             raise CorruptAudioError(f"Could not decode audio data: {exc}") from exc
-        start = self._frame_start(frame)
-        self._append(self._resampler.resample(frame), start)
         return True
 
     def _append(self, frames: list[Any], start: int | None) -> None:
