@@ -34,3 +34,13 @@ def test_deeply_nested_yaml_is_a_chain_error() -> None:
 def test_600_nested_boards_is_a_chain_error() -> None:
     with pytest.raises(ValueError):
         loads("[" * 600 + "]" * 600)
+
+
+@pytest.mark.xfail(strict=True, reason="effects/basic.py db_to_gain: OverflowError for gain_db=1e10 (fuzz_chains)")
+def test_huge_gain_db_does_not_raise_overflow_error() -> None:
+    import numpy as np
+
+    from stompbox import Gain
+
+    out = Gain(gain_db=1e10).process(np.full((2, 8), 0.1, np.float32), 44100)  # pedalboard: inf
+    assert out.shape == (2, 8)
