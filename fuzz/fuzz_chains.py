@@ -113,7 +113,7 @@ def known_issue(exc: BaseException) -> bool:
     if isinstance(exc, KeyError) and "impulse_response_filename" in str(exc):  # {"type": "Convolution"}
         return True
     if isinstance(exc, OverflowError):  # Gain(gain_db=1e10).process(): 10 ** (db / 20) in effects/basic.py
-        names = [frame.name for frame, _ in traceback.walk_tb(exc.__traceback__)]
+        names = [frame.f_code.co_name for frame, _ in traceback.walk_tb(exc.__traceback__)]
         return "db_to_gain" in names
     return False
 
