@@ -21,6 +21,7 @@ from .board import Chain, Mix, Pedalboard, PluginContainer
 from .core.plugin import Plugin
 
 FORMAT_VERSION = 1
+MAX_DEPTH = 64  # nesting of containers in a chain description
 _CONTAINERS: dict[str, type[PluginContainer]] = {"Pedalboard": Pedalboard, "Chain": Chain, "Mix": Mix}
 
 
@@ -49,12 +50,14 @@ def to_dict(plugin: Plugin | None) -> dict[str, Any] | None:
     return None if plugin is None else plugin.to_dict()
 
 
-def from_dict(data: Any) -> Plugin | None:
+def from_dict(data: Any, _depth: int = 0) -> Plugin | None:
     """Build plugins from :func:`to_dict`'s output (or a list of such dicts, read as a Pedalboard)."""
+    if _depth > MAX_DEPTH:
+        raise ChainFormatError(f"The chain is nested more than {MAX_DEPTH} containers deep.")
     if data is None:
         return None
     if isinstance(data, list):
-        return Pedalboard([from_dict(d) for d in data])
+        return Pedalboard([from_dict(d, _depth + 1) for d in data])
     if not isinstance(data, dict) or "type" not in data:
         raise ChainFormatError(f"A plugin description must be a dict with a 'type' key (got {data!r:.80}).")
     cls = plugin_class(str(data["type"]))
@@ -62,13 +65,13 @@ def from_dict(data: Any) -> Plugin | None:
     if builder is not None:
         try:
             return builder(data)  # type: ignore[no-any-return]
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, KeyError) as exc:
             raise ChainFormatError(f"{cls.__name__}: {exc}") from exc
     if issubclass(cls, PluginContainer):
         children = data.get("plugins", [])
         if not isinstance(children, list):
             raise ChainFormatError(f"'plugins' of a {cls.__name__} must be a list.")
-        return cls([from_dict(d) for d in children])
+        return cls([from_dict(d, _depth + 1) for d in children])
     params = data.get("params", {})
     if not isinstance(params, dict):
         raise ChainFormatError(f"'params' of {cls.__name__} must be a dict of parameter values.")
@@ -98,11 +101,15 @@ def loads(text: str) -> Plugin:
     """Plugins from the text of a chain file (JSON or YAML; a bare dict or list of plugins also works)."""
     try:
         document = json.loads(text)
+    except RecursionError as exc:
+        raise ChainFormatError("The chain file is nested too deeply.") from exc
     except json.JSONDecodeError:
         import yaml
 
         try:
             document = yaml.safe_load(text)
+        except RecursionError as exc:
+            raise ChainFormatError("The chain file is nested too deeply.") from exc
         except yaml.YAMLError as exc:
             raise ChainFormatError(f"Not a JSON or YAML chain file: {exc}") from exc
     if isinstance(document, dict) and "stompbox_chain" in document:

@@ -32,8 +32,8 @@ def _crush(block, scale):  # pragma: no cover - compiled
 
 
 def db_to_gain(db: float) -> float:
-    """Decibels to a linear amplitude factor: ``10 ** (db / 20)``."""
-    return float(10.0 ** (db / 20.0))
+    """Decibels to a linear amplitude factor: ``10 ** (db / 20)`` (``inf`` past float range, not an error)."""
+    return float(10.0 ** (min(db, 7000.0) / 20.0)) if db < 7000.0 else float("inf")
 
 
 class Gain(Plugin):
