@@ -70,7 +70,9 @@ def test_sixteen_threads_with_a_board_each_equal_serial() -> None:
     inputs = _inputs()
     serial = [_board().process(x, SR, buffer_size=512) for x in inputs]
     boards = [_board() for _ in inputs]
-    results = _run_threads([lambda b=b, x=x: b.process(x, SR, buffer_size=512) for b, x in zip(boards, inputs)])
+    results = _run_threads(
+        [lambda b=b, x=x: b.process(x, SR, buffer_size=512) for b, x in zip(boards, inputs, strict=True)]
+    )
     for got, want in zip(results, serial, strict=True):
         assert np.array_equal(got, want)
 

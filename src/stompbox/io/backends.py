@@ -344,11 +344,59 @@ SF_FORMATS = {"wav": "WAV", "aiff": "AIFF", "flac": "FLAC", "ogg": "OGG", "opus"
 WRITE_CHUNK = 32768  # frames per libsndfile write: a single large Vorbis write crashes libvorbis
 
 
+class _WriteErrorTrap:
+    """A file-like target for libsndfile that catches the first exception of the user's ``write``/``seek``.
+
+    libsndfile calls a Python file-like object through C callbacks, where an exception is printed and dropped
+    (the encoder then carries on: a failing MP3 target gave no error at all). The trap keeps the exception,
+    reports nothing written from then on (no further calls reach the broken file), and the encoder re-raises
+    it from the ``write``/``flush``/``close`` that hit it.
+    """
+
+    def __init__(self, file: Any) -> None:
+        self._file = file
+        self._position = 0
+        self.error: BaseException | None = None
+
+    def _call(self, name: str, *args: Any) -> Any:
+        if self.error is not None:
+            return None
+        try:
+            return getattr(self._file, name)(*args)
+        except Exception as exc:  # noqa: BLE001 - re-raised by the encoder, outside libsndfile's callback
+            self.error = exc
+            return None
+
+    def write(self, data: Any) -> int:
+        written = self._call("write", data)
+        return 0 if written is None else int(written)
+
+    def seek(self, *args: Any) -> int:
+        self._call("seek", *args)
+        return self.tell()
+
+    def tell(self) -> int:
+        position = self._call("tell")
+        if position is not None:
+            self._position = int(position)
+        return self._position
+
+    def read(self, *args: Any) -> bytes:
+        data = self._call("read", *args)
+        return b"" if data is None else bytes(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._file, name)
+
+
 class SoundfileEncoder(Encoder):
     def __init__(self, target: Any, settings: Any, samplerate: int, num_channels: int) -> None:
         import soundfile as sf
 
         self._sf = sf
+        self._trap = _WriteErrorTrap(target) if not isinstance(target, str) else None
+        if self._trap is not None:
+            target = self._trap
         kwargs: dict[str, Any] = {}
         if settings.compression_level is not None:
             kwargs["compression_level"] = settings.compression_level
@@ -371,16 +419,28 @@ class SoundfileEncoder(Encoder):
             raise ValueError(f"Unable to create {settings.format.upper()} writer: {exc}") from exc
         self._integer = settings.file_dtype.startswith("int")
 
+    def _check_target(self) -> None:
+        if self._trap is not None and self._trap.error is not None:
+            raise self._trap.error
+
     def write(self, block: np.ndarray) -> None:
         frames = block.shape[0]
         for start in range(0, frames, WRITE_CHUNK):
-            self._file.write(block[start : start + WRITE_CHUNK])
+            chunk = block[start : start + WRITE_CHUNK]
+            try:
+                self._file.write(chunk)
+            except AssertionError as exc:  # soundfile's check that every frame was written
+                self._check_target()
+                raise OSError(f"Could not write audio data: only part of a block was written ({exc}).") from None
+            self._check_target()
 
     def flush(self) -> None:
         self._file.flush()
+        self._check_target()
 
     def close(self) -> None:
         self._file.close()
+        self._check_target()
 
 
 class AvEncoder(Encoder):
