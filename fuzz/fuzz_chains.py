@@ -107,8 +107,9 @@ def _plugin(fdp: atheris.FuzzedDataProvider, depth: int = 0) -> object:
 
 
 def known_issue(exc: BaseException) -> bool:
-    """Findings already reported but not fixed yet (each with a strict xfail test in
-    tests/robustness/test_findings.py); tolerated here so the fuzzer can look past them. None at the moment."""
+    """Findings already reported but not fixed yet (each with a reproducer in tests/robustness/test_findings.py),
+    tolerated here so the fuzzer can look past them. Empty: the Convolution KeyError, the deep-nesting
+    RecursionError and the Gain OverflowError this harness found are fixed."""
     return False
 
 
