@@ -1,0 +1,316 @@
+"""A fast reader for uncompressed PCM in RIFF/WAVE and RF64 files.
+
+libsndfile reads PCM through several buffers (file -> int buffer -> float buffer -> the caller's interleaved
+array), and ``ReadableAudioFile`` then has to transpose. This reader takes the file's bytes straight into a
+bounded scratch buffer and converts and de-interleaves them into the float32 ``(channels, n)`` result in one
+NumPy pass, with exactly libsndfile's scaling (``1 / 2**(bits-1)``; 8-bit is unsigned), so its samples are
+bit-identical to :class:`~stompbox.io.backends.SoundfileDecoder`'s.
+
+libsndfile stays the oracle for everything about the file: it is opened first, and this reader is used only
+when our own parse of the header agrees with it (format, channels, bit depth, frame count). Anything else
+(ADPCM, mu-law, a-law, MP3-in-WAV, W64, AIFF, odd block alignments, a header we cannot vouch for) keeps using
+libsndfile.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import struct
+import sys
+from typing import Any
+
+import numpy as np
+
+from .backends import Decoder, SoundfileDecoder
+
+# libsndfile subtype -> (WAVE format tag, bits per sample, NumPy dtype of a stored sample; None for 24-bit)
+_SUBTYPES = {
+    "PCM_U8": (1, 8, np.dtype(np.uint8)),
+    "PCM_16": (1, 16, np.dtype("<i2")),
+    "PCM_24": (1, 24, None),
+    "PCM_32": (1, 32, np.dtype("<i4")),
+    "FLOAT": (3, 32, np.dtype("<f4")),
+    "DOUBLE": (3, 64, np.dtype("<f8")),
+}
+_FORMATS = ("WAV", "WAVEX", "RF64")
+_TAG_EXTENSIBLE = 0xFFFE
+SCRATCH_BYTES = 1 << 18  # file bytes converted per step of a large read: stays in the CPU cache
+CACHE_BYTES = 1 << 19  # float32 bytes decoded ahead for sequential small reads
+NUMPY_FRAMES = 1 << 18  # frames a reader converts with NumPy before it loads Numba (unless already loaded)
+USE_NUMBA: bool | None = None  # None: automatic (as above); True/False force one conversion (for tests)
+
+
+def parse_riff(head: bytes, file_size: int) -> tuple[int, int, int, int, int] | None:
+    """``(format_tag, channels, bits, data_offset, data_bytes)`` of a RIFF/WAVE or RF64 header, or None.
+
+    ``head`` is the start of the file (enough to reach the ``data`` chunk's header). ``data_bytes`` is clipped
+    to what the file holds.
+    """
+    if len(head) < 12 or head[8:12] != b"WAVE" or head[:4] not in (b"RIFF", b"RF64"):
+        return None
+    rf64 = head[:4] == b"RF64"
+    fmt: tuple[int, int, int, int] | None = None
+    ds64_data: int | None = None
+    pos = 12
+    while pos + 8 <= len(head):
+        chunk_id = head[pos : pos + 4]
+        (size,) = struct.unpack_from("<I", head, pos + 4)
+        body = pos + 8
+        if chunk_id == b"fmt ":
+            if size < 16 or body + size > len(head):
+                return None
+            tag, channels, _, _, block_align, bits = struct.unpack_from("<HHIIHH", head, body)
+            if tag == _TAG_EXTENSIBLE:
+                if size < 40:
+                    return None
+                (tag,) = struct.unpack_from("<H", head, body + 24)  # the sub-format GUID starts with the tag
+            fmt = (tag, channels, bits, block_align)
+        elif chunk_id == b"ds64" and rf64:
+            if size < 24 or body + 24 > len(head):
+                return None
+            (ds64_data,) = struct.unpack_from("<Q", head, body + 8)
+        elif chunk_id == b"data":
+            if fmt is None:
+                return None
+            if rf64 and size == 0xFFFFFFFF:
+                if ds64_data is None:
+                    return None
+                size = ds64_data
+            tag, channels, bits, block_align = fmt
+            if channels < 1 or bits % 8 or block_align != channels * bits // 8:
+                return None
+            return tag, channels, bits, body, max(0, min(size, file_size - body))
+        pos = body + size + (size & 1)  # chunks are padded to an even size
+    return None
+
+
+class PcmWavDecoder(Decoder):
+    """Uncompressed PCM/float WAV or RF64, read with NumPy; same samples, lengths and errors as libsndfile's.
+
+    Build it with :meth:`replace`, which returns the libsndfile decoder unchanged when this reader does not
+    apply.
+    """
+
+    @classmethod
+    def replace(cls, decoder: SoundfileDecoder, source: Any) -> Decoder:
+        """This reader in place of ``decoder`` (then closed) when the file qualifies, else ``decoder``."""
+        if decoder.format_name not in _FORMATS or decoder.subtype not in _SUBTYPES:
+            return decoder
+        try:
+            fast = cls(decoder, source)
+        except (OSError, ValueError, TypeError, AttributeError, BufferError, struct.error):
+            return decoder
+        if not fast._ok:
+            fast._release()
+            return decoder
+        decoder.close()
+        return fast
+
+    def __init__(self, decoder: SoundfileDecoder, source: Any) -> None:
+        self._ok = False
+        self._fd: int | None = None
+        self._bytes_io: io.BytesIO | None = None
+        self._file: Any = None
+        self.samplerate = decoder.samplerate
+        self.num_channels = decoder.num_channels
+        self.frames = decoder.frames
+        self.exact = True
+        self.file_dtype = decoder.file_dtype
+        self.format_name = decoder.format_name
+        self.subtype = decoder.subtype
+        self.position = 0
+        tag, bits, dtype = _SUBTYPES[self.subtype]
+        if isinstance(source, str):
+            self._fd = os.open(source, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            size = os.fstat(self._fd).st_size
+            head = os.pread(self._fd, 1 << 16, 0)
+        elif isinstance(source, io.BytesIO):
+            self._bytes_io = source
+            view = source.getbuffer()
+            size = len(view)
+            head = bytes(view[: 1 << 16])
+            del view
+        elif hasattr(source, "readinto") and hasattr(source, "seek"):
+            self._file = source
+            here = source.tell()
+            source.seek(0, os.SEEK_END)
+            size = source.tell()
+            source.seek(0)
+            head = source.read(1 << 16)
+            source.seek(here)
+            if not isinstance(head, bytes | bytearray):
+                return
+        else:
+            return
+        parsed = parse_riff(bytes(head), size)
+        if parsed is None:
+            return
+        file_tag, channels, file_bits, offset, data_bytes = parsed
+        if (file_tag, channels, file_bits) != (tag, self.num_channels, bits):
+            return
+        self._block = channels * bits // 8
+        if self.frames != data_bytes // self._block:  # libsndfile saw the file differently: let it read it
+            return
+        self._offset = offset
+        self._bits = bits
+        self._dtype = dtype
+        self._scale = 1.0 / (1 << (bits - 1)) if tag == 1 else 1.0
+        self._bias = 128.0 if bits == 8 else 0.0
+        self._kernels: Any = None
+        self._decoded = 0
+        self._step = max(1, SCRATCH_BYTES // self._block)
+        self._scratch = np.empty(self._step * self._block, np.uint8)
+        self._cache_frames = max(1, CACHE_BYTES // (4 * channels))
+        self._cache = np.empty((channels, 0), np.float32)
+        self._cache_start = 0
+        self._last_end = -1  # where the previous read ended (sequential reads fill the cache)
+        self._ok = True
+
+    # ------------------------------------------------------------------ bytes
+    def _load(self, frame: int, count: int) -> tuple[np.ndarray, Any]:
+        """The file's bytes of ``count`` frames from ``frame`` (fewer if the file is shorter than it claimed),
+        as a uint8 array, plus the object to keep alive while using it."""
+        start = self._offset + frame * self._block
+        want = count * self._block
+        if self._bytes_io is not None:
+            view = self._bytes_io.getbuffer()
+            have = max(0, min(want, len(view) - start))
+            have -= have % self._block
+            return np.frombuffer(view, np.uint8, have, start) if have else self._scratch[:0], view
+        buffer = self._scratch if want <= self._scratch.size else np.empty(want, np.uint8)
+        target = memoryview(buffer)[:want]
+        if self._fd is not None:
+            got = os.preadv(self._fd, [target], start)
+            while 0 < got < want:  # a short read before the end of the file: keep going
+                more = os.preadv(self._fd, [target[got:]], start + got)
+                if more <= 0:
+                    break
+                got += more
+        else:
+            self._file.seek(start)
+            got = self._file.readinto(target) or 0
+            while 0 < got < want:
+                more = self._file.readinto(target[got:]) or 0
+                if more <= 0:
+                    break
+                got += more
+        got -= got % self._block
+        return buffer[:got], None
+
+    def _convert(self, raw: np.ndarray, out: np.ndarray, col: int) -> None:
+        """De-interleave and scale the bytes ``raw`` of whole frames into float32 ``out[:, col:]``."""
+        if self._kernels is None:
+            numba = (
+                USE_NUMBA
+                if USE_NUMBA is not None
+                else "numba" in sys.modules or self._decoded >= NUMPY_FRAMES
+            )
+            if not numba:
+                self._decoded += raw.size // self._block
+                self._convert_numpy(raw, out[:, col : col + raw.size // self._block])
+                return
+            from . import _pcm_kernels
+
+            self._kernels = _pcm_kernels
+        if self._dtype is None:
+            self._kernels.deinterleave24(raw, out, col)
+        else:
+            self._kernels.deinterleave(raw.view(self._dtype), out, col, self._bias, self._scale)
+
+    def _convert_numpy(self, raw: np.ndarray, out: np.ndarray) -> None:
+        """The same conversion in NumPy (a few times slower), used before Numba is loaded."""
+        count = out.shape[1]
+        channels = self.num_channels
+        if self._dtype is None:
+            b = raw.reshape(count * channels, 3).astype(np.int32)
+            values = ((b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)) << 8) >> 8
+            np.multiply(values.reshape(count, channels).T, np.float32(self._scale), out=out, casting="unsafe")
+            return
+        samples = raw.view(self._dtype).reshape(count, channels).T
+        if self._bias:
+            np.subtract(samples, np.float32(self._bias), out=out, dtype=np.float32)
+            out *= np.float32(self._scale)
+        elif self._scale != 1.0:
+            np.multiply(samples, np.float32(self._scale), out=out, casting="unsafe")
+        else:
+            np.copyto(out, samples, casting="unsafe")
+
+    def _decode_into(self, out: np.ndarray, frame: int) -> int:
+        """Decode frames from ``frame`` into ``out`` (float32, (channels, n)); the number decoded."""
+        n = out.shape[1]
+        done = 0
+        while done < n:
+            count = min(self._step, n - done)
+            raw, keep = self._load(frame + done, count)
+            got = raw.size // self._block
+            if got:
+                self._convert(raw, out, done)
+            del raw, keep
+            done += got
+            if got < count:
+                break
+        return done
+
+    # ------------------------------------------------------------------ Decoder
+    def read(self, n: int) -> np.ndarray:
+        position = self.position
+        n = max(0, min(n, self.frames - position))
+        cache = self._cache
+        offset = position - self._cache_start
+        if 0 <= offset and offset + n <= cache.shape[1]:
+            out = cache[:, offset : offset + n].copy()
+        elif n < self._cache_frames and position == self._last_end:  # sequential small reads: decode ahead
+            fill = min(self._cache_frames, self.frames - position)
+            if cache.shape[1] != fill:
+                cache = self._cache = np.empty((self.num_channels, fill), np.float32)
+            got = self._decode_into(cache, position)
+            if got < fill:
+                cache = self._cache = cache[:, :got]
+            self._cache_start = position
+            out = cache[:, :n].copy()
+        else:
+            out = np.empty((self.num_channels, n), np.float32)
+            got = self._decode_into(out, position)
+            if got < n:
+                out = out[:, :got].copy()
+        self.position = position + out.shape[1]
+        self._last_end = self.position
+        return out
+
+    def read_raw(self, n: int) -> np.ndarray:
+        position = self.position
+        n = max(0, min(n, self.frames - position))
+        raw, keep = self._load(position, n)
+        got = raw.size // self._block
+        channels = self.num_channels
+        if self._dtype is None:  # 24-bit values in int32, not shifted (as SoundfileDecoder.read_raw)
+            b = raw.reshape(got * channels, 3).astype(np.int32)
+            values = b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)
+            values = (values << 8) >> 8
+            out = np.ascontiguousarray(values.reshape(got, channels).T)
+        elif self._bits == 8:  # libsndfile's int8 view of unsigned bytes
+            out = np.ascontiguousarray((raw.reshape(got, channels).T.astype(np.int16) - 128).astype(np.int8))
+        else:
+            out = np.ascontiguousarray(
+                raw.view(self._dtype).reshape(got, channels).T, dtype=self._dtype.newbyteorder("=")
+            )
+        del raw, keep
+        self.position = position + got
+        return out
+
+    def seek(self, frame: int) -> None:
+        self.position = frame
+
+    def _release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        self._bytes_io = self._file = None
+
+    def close(self) -> None:
+        self._release()
+        self._cache = np.empty((self.num_channels, 0), np.float32)
+
+
+__all__ = ["PcmWavDecoder", "parse_riff"]
