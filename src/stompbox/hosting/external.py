@@ -11,14 +11,18 @@ converts ``v`` through the plugin's text parser, checking the range first.
 
 from __future__ import annotations
 
+import math
 import re
 import weakref
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..core import Plugin
+from ..core.layout import check_buffer_size, check_sample_rate
+from .midi import read_midi_messages
 
 FLOAT_SUFFIXES = ("x", "%", "*", ",", ".", "hz", "ms", "db", "sec", "dbtp", "seconds")
 TRUE_STRINGS = frozenset({"on", "yes", "true", "enabled"})
@@ -159,9 +163,7 @@ class AudioProcessorParameter:
                 ranges[(start, raw)] = current
                 current, start = text, raw
         if current is None:
-            raise NotImplementedError(
-                f"Plugin parameter '{self.name}' failed to return a valid string for its value."
-            )
+            raise NotImplementedError(f"Plugin parameter '{self.name}' failed to return a valid string for its value.")
         ranges[(start, 1.0)] = current
 
         self.min_value: Any = None
@@ -316,6 +318,21 @@ class AudioProcessorParameter:
             )
         return 1.0 if new_value else 0.0
 
+    # ------------------------------------------------------------------ moving between processes
+    def export(self) -> tuple[type, dict[str, Any]]:
+        """Everything this parameter inferred, without its plugin (picklable; see :meth:`rebind`)."""
+        state = {k: v for k, v in self.__dict__.items() if k != "_plugin"}
+        return type(self), state
+
+    @staticmethod
+    def rebind(exported: tuple[type, dict[str, Any]], plugin: ParameterAccess) -> AudioProcessorParameter:
+        """A parameter from :meth:`export`'s output that talks to ``plugin`` (no re-scan of its values)."""
+        cls, state = exported
+        obj = cls.__new__(cls)
+        obj.__dict__.update(state)
+        obj._plugin = weakref.proxy(plugin)
+        return obj
+
     def __repr__(self) -> str:
         head = f'<stompbox.AudioProcessorParameter name="{self.name}"'
         if self.label:
@@ -443,8 +460,12 @@ class ExternalPlugin(Plugin, ParameterAccess):
         cache = self._parameter_cache()
         index = desc[0]
         if index not in cache:
-            cache[index] = AudioProcessorParameter(self, *desc)
+            cache[index] = self._new_parameter(desc)
         return cache[index]
+
+    def _new_parameter(self, desc: tuple[int, str, str, float, int, bool]) -> AudioProcessorParameter:
+        """The parameter object for one descriptor (formats with typed ports return a subclass)."""
+        return AudioProcessorParameter(self, *desc)
 
     @property
     def parameters(self) -> dict[str, AudioProcessorParameter]:
@@ -479,7 +500,7 @@ class ExternalPlugin(Plugin, ParameterAccess):
             param = self._parameter(name)
             if param is not None:
                 if param.type is float:
-                    return FloatWithParameter(float(strip_float_suffixes(param.string_value)), param)
+                    return FloatWithParameter(param.value, param)
                 if param.type is bool:
                     return BooleanWithParameter(param.raw_value >= 0.5, param)
                 return StringWithParameter(str(param.string_value), param)
@@ -495,3 +516,339 @@ class ExternalPlugin(Plugin, ParameterAccess):
                 param.raw_value = param.get_raw_value_for(value)
                 return
         super().__setattr__(name, value)
+
+    # ------------------------------------------------------------------ instruments (MIDI in, audio out)
+    #: the largest block handed to the plugin by :meth:`_render_midi`
+    _max_block = 8192
+
+    def process(self, input_array: Any, *args: Any, **kwargs: Any) -> np.ndarray:  # type: ignore[override]
+        """Process audio (effects) or render MIDI (instruments).
+
+        Effects: ``process(input_array, sample_rate, buffer_size=8192, reset=True)`` as every plugin.
+        Instruments: ``process(midi_messages, duration, sample_rate, num_channels=2, buffer_size=8192,
+        reset=True)`` returns ``(num_channels, round(duration * sample_rate))`` float32; messages are
+        ``mido.Message`` objects (``time`` in absolute seconds), ``(bytes, seconds)`` or
+        ``(list[int], seconds)`` and start on the sample their timestamp gives.
+        """
+        if isinstance(input_array, np.ndarray):
+            if self.is_instrument:
+                raise ValueError(
+                    f"Plugin '{self.name}' is an instrument: pass MIDI messages, a duration and a sample "
+                    "rate, not audio."
+                )
+            return super().process(input_array, *args, **kwargs)
+        if not self.is_instrument:
+            raise ValueError(
+                f"Plugin '{self.name}' is an audio effect: pass an audio array and a sample rate, not MIDI messages."
+            )
+        return self._render_midi(input_array, *args, **kwargs)
+
+    __call__ = process  # type: ignore[assignment]
+
+    def _render_midi(
+        self,
+        midi_messages: Any,
+        duration: float,
+        sample_rate: float,
+        num_channels: int = 2,
+        buffer_size: int = 8192,
+        reset: bool = True,
+    ) -> np.ndarray:
+        rate = check_sample_rate(sample_rate)
+        block = min(check_buffer_size(buffer_size), self._max_block)
+        events = read_midi_messages(midi_messages, float(duration), rate)
+        total = int(round(float(duration) * rate))
+        out = np.zeros((int(num_channels), total), np.float32)
+        with self._lock:
+            reset_done = self._ensure_format(rate, int(num_channels))
+            if reset and not reset_done:
+                self._reset_all()
+            k = 0
+            for start in range(0, total, block):
+                n = min(block, total - start)
+                batch = []
+                while k < len(events) and events[k][0] < start + n:
+                    batch.append((events[k][0] - start, events[k][1]))
+                    k += 1
+                out[:, start : start + n] = self._render_block(batch, n)
+        return out
+
+    def _render_block(self, events: list[tuple[int, bytes]], n: int) -> np.ndarray:
+        """Instruments: run one block of ``n`` samples with these ``(offset, midi_bytes)`` events and return
+        the ``(num_channels, n)`` output (for :meth:`_render_midi`)."""
+        raise NotImplementedError
+
+
+# ---------------------------------------------------------------------------------------------------- ports
+@dataclass(frozen=True)
+class ControlPort:
+    """A control input of a port-based plugin (LV2, LADSPA): one float the host owns, with its metadata.
+
+    ``scale_points`` are ``(value, label)`` pairs sorted by value; with ``enumeration`` the port takes only
+    those values.
+    """
+
+    index: int
+    symbol: str
+    name: str
+    minimum: float
+    maximum: float
+    default: float
+    unit: str = ""
+    toggled: bool = False
+    integer: bool = False
+    logarithmic: bool = False
+    enumeration: bool = False
+    scale_points: tuple[tuple[float, str], ...] = ()
+
+    @property
+    def choices(self) -> tuple[tuple[float, str], ...]:
+        """The values an enumeration port takes (empty for other ports)."""
+        return self.scale_points if self.enumeration and self.scale_points and not self.toggled else ()
+
+    @property
+    def num_steps(self) -> int:
+        if self.toggled:
+            return 1
+        if self.choices:
+            return max(1, len(self.choices) - 1)
+        if self.integer and self.maximum > self.minimum:
+            return int(round(self.maximum - self.minimum))
+        return 0
+
+    def _log(self) -> bool:
+        return self.logarithmic and self.minimum > 0 and self.maximum > self.minimum
+
+    def to_raw(self, value: float) -> float:
+        """The normalised [0, 1] position of a value."""
+        value = float(value)
+        if self.toggled:
+            return 1.0 if value > 0 else 0.0
+        choices = self.choices
+        if choices:
+            if len(choices) == 1:
+                return 0.0
+            best = min(range(len(choices)), key=lambda i: abs(choices[i][0] - value))
+            return best / (len(choices) - 1)
+        low, high = self.minimum, self.maximum
+        if not high > low:
+            return 0.0
+        value = min(max(value, low), high)
+        if self._log():
+            return math.log(value / low) / math.log(high / low)
+        return (value - low) / (high - low)
+
+    def from_raw(self, raw: float) -> float:
+        """The value at a normalised position (rounded for integer ports, snapped for enumerations)."""
+        raw = min(max(float(raw), 0.0), 1.0)
+        if self.toggled:
+            return (self.maximum if self.maximum > 0 else 1.0) if raw >= 0.5 else 0.0
+        choices = self.choices
+        if choices:
+            return choices[int(round(raw * (len(choices) - 1)))][0]
+        low, high = self.minimum, self.maximum
+        if not high > low:
+            return low
+        value = low * (high / low) ** raw if self._log() else low + raw * (high - low)
+        if self.integer:
+            value = float(round(value))
+        return min(max(value, low), high)
+
+    def text(self, value: float) -> str:
+        """How a value is shown: "On"/"Off", an enumeration's label, or the number."""
+        if self.toggled:
+            return "On" if value > 0 else "Off"
+        for point, label in self.choices:
+            if point == value:
+                return label
+        if self.integer:
+            return str(int(round(value)))
+        return f"{value:.7g}"
+
+    def parse(self, text: str) -> float | None:
+        """The value for a text (a label, "On"/"Off" or a number with an optional unit), or None."""
+        text = str(text).strip()
+        for point, label in self.scale_points:
+            if label == text:
+                return point
+        if self.toggled and text.lower() in TRUE_STRINGS | {"off", "no", "false", "disabled"}:
+            return 1.0 if text.lower() in TRUE_STRINGS else 0.0
+        if self.unit and text.endswith(self.unit):
+            text = text[: -len(self.unit)]
+        try:
+            return float(strip_float_suffixes(text))
+        except ValueError:
+            return None
+
+
+class PortParameter(AudioProcessorParameter):
+    """A parameter backed by a :class:`ControlPort`: its type, range, default and choices come from the
+    plugin's own description, so nothing is inferred by scanning.
+
+    ``type`` is ``bool`` for toggles, ``str`` for enumerations (``valid_values`` are the labels) and
+    ``float`` otherwise (``step_size`` 1 for integer ports). Values are set exactly (not snapped to a grid of
+    1001 points as for VST3); ``port`` holds the description.
+    """
+
+    def __init__(
+        self,
+        plugin: ParameterAccess,
+        index: int,
+        name: str,
+        label: str,
+        default_raw_value: float = 0.0,
+        num_steps: int = 0,
+        is_automatable: bool = True,
+        *,
+        port: ControlPort,
+    ) -> None:
+        self.port = port
+        super().__init__(plugin, index, name, label, default_raw_value, num_steps, is_automatable, 0)
+
+    def _scan(self, steps: int) -> None:
+        port = self.port
+        self.approximate_step_size = None
+        self.step_size = None
+        if port.toggled:
+            self.type = bool
+            self.min_value, self.max_value, self.step_size = False, True, 1
+            ranges: dict[tuple[float, float], Any] = {(0.0, 0.5): False, (0.5, 1.0): True}
+        elif port.choices:
+            self.type = str
+            self.min_value = self.max_value = None
+            n = len(port.choices)
+            ranges = {}
+            for i, (_value, label) in enumerate(port.choices):
+                low = 0.0 if n == 1 else max(0.0, (i - 0.5) / (n - 1))
+                high = 1.0 if n == 1 else min(1.0, (i + 0.5) / (n - 1))
+                ranges[(low, high)] = label
+        else:
+            self.type = float
+            self.min_value, self.max_value = float(port.minimum), float(port.maximum)
+            ranges = {}
+            if port.integer:
+                self.step_size = 1.0
+                if port.maximum - port.minimum <= SEARCH_STEPS:
+                    for v in range(int(round(port.minimum)), int(round(port.maximum)) + 1):
+                        raw = port.to_raw(v)
+                        ranges[(raw, raw)] = float(v)
+        self.ranges = ranges
+        self.valid_values = list(ranges.values())
+        self.range = (self.min_value, self.max_value, self.step_size)
+        self._raw_ranges = {value: span for span, value in ranges.items()}
+
+    @property
+    def default_value(self) -> Any:
+        """The plugin's default, typed like :attr:`value`."""
+        return self._typed(self.port.default)
+
+    def _typed(self, value: float) -> Any:
+        if self.type is bool:
+            return value > 0
+        if self.type is str:
+            return self.port.text(value)
+        return float(f"{value:.7g}")
+
+    @property
+    def value(self) -> Any:
+        """The current value: float (in the port's units), bool or str (an enumeration's label)."""
+        return self._typed(self._plugin._port_value(self.index))
+
+    def get_text_for_raw_value(self, raw_value: float, maximum_string_length: int = 512) -> str:
+        return self.port.text(self.port.from_raw(raw_value))[:maximum_string_length]
+
+    def get_raw_value_for_text(self, string_value: str) -> float:
+        value = self.port.parse(string_value)
+        if value is None:
+            raise ValueError(f"Plugin parameter '{self.name}' could not parse {string_value!r}.")
+        return self.port.to_raw(value)
+
+    def get_raw_value_for(self, new_value: float | str | bool) -> float:
+        port = self.port
+        if self.type is float:
+            if isinstance(new_value, bool):
+                new_value = float(new_value)
+            number = port.parse(new_value) if isinstance(new_value, str) else None
+            if number is None:
+                try:
+                    number = float(new_value)  # type: ignore[arg-type]
+                except (TypeError, ValueError):
+                    suffix = f" (with the optional suffix '{self.label}')" if self.label else ""
+                    raise ValueError(
+                        f"Value received for parameter '{self.python_name}' ({new_value!r}) must be a number "
+                        f"or a string{suffix}"
+                    ) from None
+            if not self.min_value <= number <= self.max_value:
+                unit = self.label or ""
+                raise ValueError(
+                    f"Value received for parameter '{self.python_name}' ({new_value!r}) is out of range "
+                    f"[{self.min_value}{unit}, {self.max_value}{unit}]"
+                )
+            return port.to_raw(number)
+        if self.type is str:
+            text = str(new_value)
+            for value, label in port.choices:
+                if text == label:
+                    return port.to_raw(value)
+            if isinstance(new_value, int | float) and not isinstance(new_value, bool):
+                for value, _label in port.choices:
+                    if value == new_value:
+                        return port.to_raw(value)
+            raise ValueError(
+                f"Value received for parameter '{self.python_name}' ({text!r}) not in list of valid values: "
+                f"{self.valid_values}"
+            )
+        return super().get_raw_value_for(new_value)
+
+
+class ControlPortPlugin(ExternalPlugin):
+    """Shared parameter handling of port-based formats (LV2, LADSPA): the host owns one float32 per control
+    input (``_control_values``, described by ``_controls``) and connects the plugin to it.
+    """
+
+    _abstract = True
+    _controls: list[ControlPort]
+    _control_values: np.ndarray
+
+    def _parameter_descriptors(self) -> Iterator[tuple[int, str, str, float, int, bool]]:
+        seen: set[str | None] = set()
+        for i, port in enumerate(self._controls):
+            name = port.name or port.symbol
+            if python_parameter_name(name, port.unit) in seen:
+                name = f"{name} {port.symbol}"
+            seen.add(python_parameter_name(name, port.unit))
+            yield (i, name, port.unit, port.to_raw(port.default), port.num_steps, True)
+
+    def _new_parameter(self, desc: tuple[int, str, str, float, int, bool]) -> AudioProcessorParameter:
+        return PortParameter(self, *desc, port=self._controls[desc[0]])
+
+    def _port_value(self, index: int) -> float:
+        return float(self._control_values[index])
+
+    def _param_raw(self, index: int) -> float:
+        return self._controls[index].to_raw(float(self._control_values[index]))
+
+    def _param_set_raw(self, index: int, value: float) -> None:
+        with self._lock:
+            self._control_values[index] = self._controls[index].from_raw(value)
+
+    def _param_text(self, index: int, raw: float) -> str | None:
+        port = self._controls[index]
+        return port.text(port.from_raw(raw))
+
+    def _param_raw_for_text(self, index: int, text: str) -> float | None:
+        port = self._controls[index]
+        value = port.parse(text)
+        return None if value is None else port.to_raw(value)
+
+    def _set_port_by_symbol(self, symbol: str, value: float) -> bool:
+        for i, port in enumerate(self._controls):
+            if port.symbol == symbol:
+                self._control_values[i] = value
+                return True
+        return False
+
+    @property
+    def port_values(self) -> dict[str, float]:
+        """The control inputs by port symbol (the plugin's own names), in the ports' units."""
+        return {p.symbol: float(v) for p, v in zip(self._controls, self._control_values, strict=True)}
