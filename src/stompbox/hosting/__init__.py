@@ -1,4 +1,5 @@
-"""Third-party plugins: :func:`load_plugin`, :class:`VST3Plugin`, :func:`find_plugins`.
+"""Third-party plugins: :func:`load_plugin`, :func:`find_plugins`, :class:`VST3Plugin`, :class:`LV2Plugin`,
+:class:`LADSPAPlugin` and crash-isolated plugins (:class:`IsolatedPlugin`).
 
 The VST3 host is imported on first use (``import stompbox`` stays light).
 """
@@ -11,9 +12,28 @@ from typing import Any
 
 from .external import AudioProcessorParameter, ExternalPlugin
 
-_LAZY = {"VST3Plugin": ".vst3", "PluginLoadError": ".vst3.module"}
+_LAZY = {
+    "VST3Plugin": ".vst3",
+    "PluginLoadError": ".vst3.module",
+    "LV2Plugin": ".lv2",
+    "LADSPAPlugin": ".ladspa",
+    "IsolatedPlugin": ".isolated",
+    "PluginCrashedError": ".isolated",
+    "PluginTimeoutError": ".isolated",
+}
 
-__all__ = ["AudioProcessorParameter", "ExternalPlugin", "VST3Plugin", "find_plugins", "load_plugin"]
+__all__ = [
+    "AudioProcessorParameter",
+    "ExternalPlugin",
+    "IsolatedPlugin",
+    "LADSPAPlugin",
+    "LV2Plugin",
+    "PluginCrashedError",
+    "PluginTimeoutError",
+    "VST3Plugin",
+    "find_plugins",
+    "load_plugin",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -25,11 +45,45 @@ def __getattr__(name: str) -> Any:
 
 
 def find_plugins() -> list[str]:
-    """Paths of the VST3 plugins installed in the standard folders (``~/.vst3``, ``/usr/lib/vst3``,
-    ``/usr/local/lib/vst3``)."""
+    """Everything :func:`load_plugin` can load from the standard places: the paths of the VST3 bundles
+    (``~/.vst3``, ``/usr/lib/vst3``, ``/usr/local/lib/vst3``), then the URIs of the LV2 plugins lilv finds
+    (``LV2_PATH`` or ``~/.lv2``, ``/usr/lib/lv2``, ...), then the paths of the LADSPA libraries
+    (``LADSPA_PATH`` or ``~/.ladspa``, ``/usr/lib/ladspa``, ...; a library may hold several plugins, chosen
+    with ``plugin_name``). A format whose host library is missing (liblilv) is left out."""
+    from .ladspa import installed_ladspa_plugins
     from .vst3 import installed_vst3_plugins
 
-    return installed_vst3_plugins()
+    found = installed_vst3_plugins()
+    try:
+        from .lv2 import installed_lv2_plugins
+
+        found += installed_lv2_plugins()
+    except ImportError:
+        pass
+    return found + installed_ladspa_plugins()
+
+
+def plugin_format(target: str | os.PathLike[str]) -> str:
+    """``"vst3"``, ``"lv2"`` or ``"ladspa"``: the format :func:`load_plugin` will try for a path or URI."""
+    text = os.fspath(target)
+    if text.rstrip("/").endswith(".vst3") or ".vst3/" in text:
+        return "vst3"
+    if "://" in text or text.startswith("urn:"):
+        return "lv2"
+    path = text.rstrip("/")
+    if os.path.isdir(path):
+        return "lv2" if os.path.isfile(os.path.join(path, "manifest.ttl")) else "vst3"
+    if os.path.isfile(os.path.join(os.path.dirname(path), "manifest.ttl")):
+        return "lv2"
+    if path.endswith(".so") and os.path.isfile(path):
+        try:
+            from .ladspa import _descriptors
+
+            _descriptors(path)
+            return "ladspa"
+        except ImportError:
+            return "vst3"
+    return "vst3"
 
 
 def load_plugin(
@@ -37,19 +91,31 @@ def load_plugin(
     parameter_values: dict[str, Any] | None = None,
     plugin_name: str | None = None,
     initialization_timeout: float = 10.0,
+    *,
+    isolated: bool = False,
+    timeout: float | None = 10.0,
 ) -> ExternalPlugin:
-    """Load a plugin file (a VST3 bundle on Linux) and return it as a stompbox plugin.
+    """Load a VST3, LV2 or LADSPA plugin and return it as a stompbox plugin.
 
     Parameters
     ----------
     path_to_plugin_file : str or os.PathLike
-        Path of a ``.vst3`` bundle (or its shared object).
+        A ``.vst3`` bundle (or its shared object); an LV2 plugin URI (``"urn:zamaudio:ZamComp"``) or bundle
+        folder (``/usr/lib/lv2/ZamComp.lv2``); or a LADSPA library (``/usr/lib/ladspa/amp_1181.so``).
     parameter_values : dict, optional
         Parameter values to set after loading, by Python name.
     plugin_name : str, optional
-        Which plugin to load from a file that holds several (``ValueError`` listing them otherwise).
+        Which plugin to load from a file that holds several (``ValueError`` listing them otherwise): a VST3
+        class name, an LV2 plugin name or URI, a LADSPA label, name or unique id.
     initialization_timeout : float
-        Seconds; accepted for compatibility (loading is synchronous).
+        Seconds. In-process loading is synchronous and ignores it; an isolated plugin that takes longer to
+        load raises :class:`PluginTimeoutError`.
+    isolated : bool
+        Run the plugin in a child process (see :class:`IsolatedPlugin`): a crash or hang in the plugin raises
+        :class:`PluginCrashedError` / :class:`PluginTimeoutError` instead of taking Python down.
+    timeout : float or None
+        Isolated plugins only: seconds any single call may take before the child is killed (None: wait
+        forever).
 
     Raises
     ------
@@ -59,10 +125,31 @@ def load_plugin(
     ValueError
         A file with several plugins and no ``plugin_name``, or a name it does not hold.
     """
-    from .vst3 import VST3Plugin
+    if isolated:
+        from .isolated import IsolatedPlugin
 
+        return IsolatedPlugin(
+            path_to_plugin_file,
+            parameter_values=parameter_values,
+            plugin_name=plugin_name,
+            initialization_timeout=initialization_timeout,
+            timeout=timeout,
+        )
+    kind = plugin_format(path_to_plugin_file)
+    if kind == "lv2":
+        from .lv2 import LV2Plugin
+
+        candidates: tuple[type, ...] = (LV2Plugin,)
+    elif kind == "ladspa":
+        from .ladspa import LADSPAPlugin
+
+        candidates = (LADSPAPlugin,)
+    else:
+        from .vst3 import VST3Plugin
+
+        candidates = (VST3Plugin,)
     errors = []
-    for cls in (VST3Plugin,):
+    for cls in candidates:
         try:
             return cls(
                 path_to_plugin_file,
@@ -72,4 +159,5 @@ def load_plugin(
             )
         except ImportError as e:
             errors.append(f"{cls.__name__}: {e}")
-    raise ImportError("Failed to load plugin as VST3Plugin. Errors were:\n\t" + "\n\t".join(errors))
+    names = ", ".join(c.__name__ for c in candidates)
+    raise ImportError(f"Failed to load plugin as {names}. Errors were:\n\t" + "\n\t".join(errors))

@@ -852,3 +852,36 @@ class ControlPortPlugin(ExternalPlugin):
     def port_values(self) -> dict[str, float]:
         """The control inputs by port symbol (the plugin's own names), in the ports' units."""
         return {p.symbol: float(v) for p, v in zip(self._controls, self._control_values, strict=True)}
+
+
+def map_inputs(plugin_in: np.ndarray, block: np.ndarray, m: int) -> None:
+    """Copy a ``(channels, m)`` block onto a plugin's ``(inputs, >= m)`` buffers: input ``j`` gets channel
+    ``j % channels``; with more channels than inputs, input ``j`` gets the mean of channels ``j``,
+    ``j + inputs``, ..."""
+    n_in, channels = plugin_in.shape[0], block.shape[0]
+    if n_in == channels:
+        plugin_in[:, :m] = block
+    elif channels < n_in:
+        for j in range(n_in):
+            plugin_in[j, :m] = block[j % channels]
+    else:
+        for j in range(n_in):
+            plugin_in[j, :m] = block[j::n_in].mean(axis=0)
+
+
+def map_outputs(plugin_out: np.ndarray, block: np.ndarray, m: int) -> None:
+    """Write a plugin's ``(outputs, >= m)`` buffers into a ``(channels, m)`` block: channel ``c`` gets the
+    mean of outputs ``c``, ``c + channels``, ... (a stereo plugin on a mono stream gives the mean of its two
+    outputs), or output ``c % outputs`` when there are fewer outputs (a mono output feeds every channel). A
+    plugin without audio outputs leaves the block as it is (analysers pass the audio through)."""
+    n_out, channels = plugin_out.shape[0], block.shape[0]
+    if n_out == 0:
+        return
+    if n_out == channels:
+        block[...] = plugin_out[:, :m]
+    elif n_out > channels:
+        for c in range(channels):
+            block[c] = plugin_out[c:n_out:channels, :m].mean(axis=0)
+    else:
+        for c in range(channels):
+            block[c] = plugin_out[c % n_out, :m]

@@ -25,7 +25,7 @@ from urllib.parse import unquote, urlparse
 
 import numpy as np
 
-from .external import ControlPort, ControlPortPlugin
+from .external import ControlPort, ControlPortPlugin, map_inputs, map_outputs
 
 #: largest block handed to the plugin in one run() (announced as buf-size:maxBlockLength)
 MAX_BLOCK = 8192
@@ -1001,39 +1001,11 @@ class LV2Plugin(ControlPortPlugin):
             inst = insts[0]
             for start in range(0, n, MAX_BLOCK):
                 m = min(MAX_BLOCK, n - start)
-                self._map_in(inst, block[:, start : start + m], m)
+                map_inputs(inst.audio_in, block[:, start : start + m], m)
                 inst.run(m)
-                self._map_out(inst, block[:, start : start + m], m)
+                map_outputs(inst.audio_out, block[:, start : start + m], m)
         self._read_latency()
         return block
-
-    @staticmethod
-    def _map_in(inst: _Instance, block: np.ndarray, m: int) -> None:
-        n_in = inst.audio_in.shape[0]
-        channels = block.shape[0]
-        if n_in == channels:
-            inst.audio_in[:, :m] = block
-        elif channels < n_in:
-            for j in range(n_in):
-                inst.audio_in[j, :m] = block[j % channels]
-        else:
-            for j in range(n_in):
-                inst.audio_in[j, :m] = block[j::n_in].mean(axis=0)
-
-    @staticmethod
-    def _map_out(inst: _Instance, block: np.ndarray, m: int) -> None:
-        n_out = inst.audio_out.shape[0]
-        channels = block.shape[0]
-        if n_out == 0:
-            return  # an analyser: the audio passes through
-        if n_out == channels:
-            block[...] = inst.audio_out[:, :m]
-        elif n_out > channels:
-            for c in range(channels):
-                block[c] = inst.audio_out[c:n_out:channels, :m].mean(axis=0)
-        else:
-            for c in range(channels):
-                block[c] = inst.audio_out[c % n_out, :m]
 
     def _read_latency(self) -> None:
         if self._latency_port is not None:
@@ -1047,7 +1019,7 @@ class LV2Plugin(ControlPortPlugin):
         inst.audio_in[:, :n] = 0.0
         inst.run(n)
         out = np.zeros((channels, n), np.float32)
-        self._map_out(inst, out, n)
+        map_outputs(inst.audio_out, out, n)
         return out
 
     @property
