@@ -12,9 +12,9 @@ from ..core.jit import kernel
 def deinterleave(src: np.ndarray, out: np.ndarray, col: int, bias: float, scale: float) -> None:
     """``out[c, col + i] = (float32(src[i * channels + c]) - bias) * scale`` for ``i < len(src) // channels``.
 
-    In float32 arithmetic, as libsndfile converts (``bias`` is 128 for unsigned 8-bit PCM, else 0; ``scale``
-    is ``1 / 2**(bits-1)`` for integer PCM, 1 for floats). Mono and stereo have their own loops, which
-    vectorise.
+    In float32 arithmetic (``bias`` is 128 for unsigned 8-bit PCM, else 0; ``scale`` is
+    ``1 / (2**(bits-1) - 1)`` for integer PCM as pedalboard reads it, 1 for floats). Mono and stereo have
+    their own loops, which vectorise.
     """
     channels = out.shape[0]
     n = src.shape[0] // channels
@@ -39,11 +39,11 @@ def deinterleave(src: np.ndarray, out: np.ndarray, col: int, bias: float, scale:
 
 
 @kernel
-def deinterleave24(src: np.ndarray, out: np.ndarray, col: int) -> None:
-    """Packed little-endian 24-bit samples (bytes) to float32, scaled by ``1 / 2**23`` as libsndfile does."""
+def deinterleave24(src: np.ndarray, out: np.ndarray, col: int, scale: float) -> None:
+    """Packed little-endian 24-bit samples (bytes) to float32 ``float32(value) * float32(scale)``."""
     channels = out.shape[0]
     n = src.shape[0] // (3 * channels)
-    s = np.float32(1.0 / 8388608.0)
+    s = np.float32(scale)
     for c in range(channels):
         row = out[c, col : col + n]
         for i in range(n):

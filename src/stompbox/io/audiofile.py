@@ -8,6 +8,7 @@ back.
 
 from __future__ import annotations
 
+import errno
 import numbers
 import os
 import tempfile
@@ -17,11 +18,18 @@ from typing import Any
 
 import numpy as np
 
-from ..core.layout import LayoutError
+from ..core.errors import LayoutError
+from ..core.layout import check_ndim, detect_layout
 from . import formats
 from .backends import Decoder, Encoder, open_decoder, open_encoder
 from .channels import check_num_frames
-from .errors import ClosedFileError, CorruptAudioError, UnsupportedFormatError
+from .errors import (
+    AudioFileNotFoundError,
+    ClosedFileError,
+    CorruptAudioError,
+    NotAnAudioFileError,
+    UnsupportedFormatError,
+)
 
 MODE_ERROR = 'AudioFile instances can only be opened in read mode ("r") or write mode ("w").'
 
@@ -136,9 +144,13 @@ class ReadableAudioFile(AudioFile):
         self._closed = True
         if path is not None:
             if not os.path.exists(path):
-                raise FileNotFoundError(f"Failed to open audio file: file does not exist: {path}")
+                error = AudioFileNotFoundError(f"Failed to open audio file: file does not exist: {path}")
+                error.errno, error.filename = errno.ENOENT, path
+                raise error
             if os.path.isdir(path):
-                raise IsADirectoryError(f"Failed to open audio file: {path} is a directory, not an audio file.")
+                error = NotAnAudioFileError(f"Failed to open audio file: {path} is a directory, not an audio file.")
+                error.errno, error.filename = errno.EISDIR, path
+                raise error
             if os.path.getsize(path) == 0:
                 raise UnsupportedFormatError(f'Failed to open audio file: file "{path}" is empty.')
             name = path
@@ -334,6 +346,49 @@ class ReadableAudioFile(AudioFile):
 
 INT_SCALE = {np.dtype(np.int8): 128.0, np.dtype(np.int16): 32768.0, np.dtype(np.int32): 2147483648.0}
 
+# file dtype -> (largest value M, libsndfile container dtype, left shift into it). Floats are written as
+# round(x * M), the exact inverse of how they are read (``k * float32(1 / M)``, pedalboard's scaling).
+_QUANTIZE = {
+    "int8": (127, np.int16, 8),
+    "int16": (32767, np.int16, 0),
+    "int24": (8388607, np.int32, 8),
+    "int32": (2147483648, np.int32, 0),  # read back as k / 2**31
+}
+
+
+def quantize(data: np.ndarray, file_dtype: str) -> np.ndarray:
+    """float32 samples -> the integers to store: ``round(x * M)`` clipped to ``[-M-1, M]``, NaN as 0.
+
+    Exactly inverts reading (:data:`~stompbox.io.backends.PCM_READ_SCALE`): any integer file read by
+    :class:`ReadableAudioFile` and written again at the same bit depth is bit-identical (for 24-bit, where
+    float32 cannot hold ``k / M`` exactly, the neighbour whose float32 value matches is chosen).
+    """
+    full, container, shift = _QUANTIZE[file_dtype]
+    if file_dtype in ("int8", "int16"):
+        scaled = np.multiply(data, np.float32(full))  # float32 is exact enough below 2**15
+    else:
+        scaled = np.multiply(data, float(full), dtype=np.float64)
+    np.rint(scaled, out=scaled)
+    low, high = (-full, full - 1) if file_dtype == "int32" else (-full - 1, full)
+    np.clip(scaled, low, high, out=scaled)
+    if scaled.size and np.isnan(scaled.min()):
+        np.nan_to_num(scaled, copy=False, nan=0.0)
+    ints = scaled.astype(container)
+    if file_dtype == "int24":
+        scale = np.float32(1.0 / full)
+        flat = ints.reshape(-1)
+        wanted = data.reshape(-1)
+        miss = np.flatnonzero(flat.astype(np.float32) * scale != wanted)
+        if miss.size:
+            back = flat[miss].astype(np.float32) * scale
+            step = np.where(back < wanted[miss], 1, -1).astype(np.int32)
+            other = np.clip(flat[miss] + step, -full - 1, full)
+            hit = other.astype(np.float32) * scale == wanted[miss]
+            flat[miss[hit]] = other[hit]
+    if shift:
+        ints <<= shift
+    return ints
+
 
 class WriteableAudioFile(AudioFile):
     """An audio file opened for writing. Writing to a path is atomic: the data goes to a temporary file in the
@@ -463,41 +518,35 @@ class WriteableAudioFile(AudioFile):
             layout = "channels-first"
         elif samples.ndim == 2:
             rows, cols = samples.shape
-            if rows == channels and cols != channels:
+            if rows == cols == channels and channels > 1:
+                layout = detect_layout(samples.shape, self._layout)  # raises for a square array, no layout yet
+            elif rows == channels:
                 layout = "channels-first"
-            elif cols == channels and rows != channels:
+            elif cols == channels:
                 layout = "channels-last"
-            elif rows == cols == channels:
-                if self._layout is None and rows > 1:
-                    raise LayoutError(
-                        f"Unable to determine channel layout from shape: {samples.shape}. Write a non-square array "
-                        "first, or transpose to (frames, channels) explicitly."
-                    )
-                layout = self._layout or "channels-first"
             else:
-                found = min(rows, cols)
-                raise RuntimeError(
+                raise LayoutError(
                     f"WriteableAudioFile was opened with num_channels={channels}, but was passed an array "
-                    f"containing {found}-channel audio!"
+                    f"containing {min(rows, cols)}-channel audio!"
                 )
+            if rows != cols:
+                self._layout = layout
         else:
-            raise LayoutError(f"Number of input dimensions must be 1 or 2 (got {samples.ndim}).")
-        if samples.shape[0 if layout == "channels-first" else 1] != channels:
-            raise RuntimeError(
-                f"WriteableAudioFile was opened with num_channels={channels}, but was passed an array containing "
-                f"{samples.shape[0 if layout == 'channels-first' else 1]}-channel audio!"
-            )
-        if samples.ndim == 2 and samples.shape[0] != samples.shape[1]:
-            self._layout = layout
+            check_ndim(samples)
         frames_last = samples.T if layout == "channels-first" else samples
-        integer_file = self._settings.file_dtype.startswith("int")
+        file_dtype = self._settings.file_dtype
+        integer_file = file_dtype.startswith("int")
         if dtype.kind == "i":
             if integer_file and dtype in (np.int16, np.int32):
                 return np.ascontiguousarray(frames_last)  # exact: libsndfile converts int to int by shifting
+            if integer_file:  # int8: into the top byte of an int16, then the same shift
+                return np.left_shift(frames_last, 8, dtype=np.int16, casting="unsafe", order="C")
             return np.ascontiguousarray(frames_last, dtype=np.float32) * np.float32(1.0 / INT_SCALE[dtype])
         data = np.ascontiguousarray(frames_last, dtype=np.float32)
-        if integer_file or self._settings.format not in ("wav", "aiff"):
-            data = np.clip(data, -1.0, 1.0)  # integer formats clip (libsndfile would wrap); lossy encoders too
+        if integer_file:
+            return quantize(data, file_dtype)
+        if self._settings.format not in ("wav", "aiff"):
+            data = np.clip(data, -1.0, 1.0)  # lossy encoders clip
         return data
 
     def write(self, samples: np.ndarray) -> None:

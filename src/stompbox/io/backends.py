@@ -23,6 +23,22 @@ PCM_DTYPES = {
     "PCM_S8": "int8", "PCM_U8": "int8", "PCM_16": "int16", "PCM_24": "int24", "PCM_32": "int32",
     "FLOAT": "float32", "DOUBLE": "float64",
 }  # fmt: skip
+#: Scale of integer PCM read as float32, as pedalboard reads it: ``1 / (2**(bits-1) - 1)`` (int16 ``k`` reads
+#: as ``k / 32767``, so -32768 reads as -1.0000305). float32(2**31 - 1) is 2**31, so int32 is ``k / 2**31``.
+PCM_READ_SCALE = {
+    "int8": np.float32(1.0 / 127.0),
+    "int16": np.float32(1.0 / 32767.0),
+    "int24": np.float32(1.0 / 8388607.0),
+    "int32": np.float32(1.0 / 2147483647.0),
+}
+INT_READ_DTYPE = {"int8": "int16", "int16": "int16", "int24": "int32", "int32": "int32"}  # libsndfile container
+#: The same scales for the values as libsndfile returns them (8-bit in int16 and 24-bit in int32, shifted up).
+READ_SCALE = {
+    "int8": np.float32(PCM_READ_SCALE["int8"] / 256),
+    "int16": PCM_READ_SCALE["int16"],
+    "int24": np.float32(PCM_READ_SCALE["int24"] / 256),
+    "int32": PCM_READ_SCALE["int32"],
+}
 SEEK_PREROLL = 8192  # frames decoded and discarded before a compressed-format seek target
 
 
@@ -122,10 +138,16 @@ class SoundfileDecoder(Decoder):
         return data
 
     def read(self, n: int) -> np.ndarray:
-        # Integer PCM is scaled by 1 / 2**(bits-1) (libsndfile's rule): exactly the inverse of how floats are
-        # written, so an integer file read and written again is bit-identical. (pedalboard divides by
-        # 2**(bits-1) - 1: a 0.00026 dB difference, and its round trips are not lossless.)
-        return np.ascontiguousarray(self._read(n, "float32").T)
+        container = INT_READ_DTYPE.get(self.file_dtype)
+        if container is None:  # float, compressed: libsndfile's float32 as it is
+            return np.ascontiguousarray(self._read(n, "float32").T)
+        # Integer PCM as pedalboard scales it: float32(k) * float32(1 / (2**(bits-1) - 1)). libsndfile gives
+        # 8- and 24-bit samples in the top bits of int16/int32, so the scale is divided by that shift (a power
+        # of two: the product rounds exactly as float32(k) * scale would).
+        raw = self._read(n, container)
+        out = np.empty((raw.shape[1], raw.shape[0]), np.float32)
+        np.multiply(raw.T, READ_SCALE[self.file_dtype], out=out, casting="unsafe")
+        return out
 
     def read_raw(self, n: int) -> np.ndarray:
         dtype = self.file_dtype

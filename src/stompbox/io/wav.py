@@ -3,8 +3,9 @@
 libsndfile reads PCM through several buffers (file -> int buffer -> float buffer -> the caller's interleaved
 array), and ``ReadableAudioFile`` then has to transpose. This reader takes the file's bytes straight into a
 bounded scratch buffer and converts and de-interleaves them into the float32 ``(channels, n)`` result in one
-NumPy pass, with exactly libsndfile's scaling (``1 / 2**(bits-1)``; 8-bit is unsigned), so its samples are
-bit-identical to :class:`~stompbox.io.backends.SoundfileDecoder`'s.
+NumPy pass, with the same scaling as :class:`~stompbox.io.backends.SoundfileDecoder` (pedalboard's
+``1 / (2**(bits-1) - 1)``, :data:`~stompbox.io.backends.PCM_READ_SCALE`; 8-bit is unsigned), so its samples are
+bit-identical to it.
 
 libsndfile stays the oracle for everything about the file: it is opened first, and this reader is used only
 when our own parse of the header agrees with it (format, channels, bit depth, frame count). Anything else
@@ -22,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .backends import Decoder, SoundfileDecoder
+from .backends import PCM_READ_SCALE, Decoder, SoundfileDecoder
 
 # libsndfile subtype -> (WAVE format tag, bits per sample, NumPy dtype of a stored sample; None for 24-bit)
 _SUBTYPES = {
@@ -155,7 +156,7 @@ class PcmWavDecoder(Decoder):
         self._offset = offset
         self._bits = bits
         self._dtype = dtype
-        self._scale = 1.0 / (1 << (bits - 1)) if tag == 1 else 1.0
+        self._scale = float(PCM_READ_SCALE[self.file_dtype]) if tag == 1 else 1.0
         self._bias = 128.0 if bits == 8 else 0.0
         self._kernels: Any = None
         self._decoded = 0
@@ -201,11 +202,7 @@ class PcmWavDecoder(Decoder):
     def _convert(self, raw: np.ndarray, out: np.ndarray, col: int) -> None:
         """De-interleave and scale the bytes ``raw`` of whole frames into float32 ``out[:, col:]``."""
         if self._kernels is None:
-            numba = (
-                USE_NUMBA
-                if USE_NUMBA is not None
-                else "numba" in sys.modules or self._decoded >= NUMPY_FRAMES
-            )
+            numba = USE_NUMBA if USE_NUMBA is not None else "numba" in sys.modules or self._decoded >= NUMPY_FRAMES
             if not numba:
                 self._decoded += raw.size // self._block
                 self._convert_numpy(raw, out[:, col : col + raw.size // self._block])
@@ -214,7 +211,7 @@ class PcmWavDecoder(Decoder):
 
             self._kernels = _pcm_kernels
         if self._dtype is None:
-            self._kernels.deinterleave24(raw, out, col)
+            self._kernels.deinterleave24(raw, out, col, self._scale)
         else:
             self._kernels.deinterleave(raw.view(self._dtype), out, col, self._bias, self._scale)
 
