@@ -8,7 +8,6 @@ back.
 
 from __future__ import annotations
 
-import errno
 import numbers
 import os
 import tempfile
@@ -144,13 +143,9 @@ class ReadableAudioFile(AudioFile):
         self._closed = True
         if path is not None:
             if not os.path.exists(path):
-                error = AudioFileNotFoundError(f"Failed to open audio file: file does not exist: {path}")
-                error.errno, error.filename = errno.ENOENT, path
-                raise error
+                raise AudioFileNotFoundError(f"Failed to open audio file: file does not exist: {path}")
             if os.path.isdir(path):
-                error = NotAnAudioFileError(f"Failed to open audio file: {path} is a directory, not an audio file.")
-                error.errno, error.filename = errno.EISDIR, path
-                raise error
+                raise NotAnAudioFileError(f"Failed to open audio file: {path} is a directory, not an audio file.")
             if os.path.getsize(path) == 0:
                 raise UnsupportedFormatError(f'Failed to open audio file: file "{path}" is empty.')
             name = path
@@ -514,6 +509,11 @@ class WriteableAudioFile(AudioFile):
             )
         channels = self._num_channels
         if samples.ndim == 1:
+            if channels != 1:
+                raise LayoutError(
+                    f"WriteableAudioFile was opened with num_channels={channels}, but was passed an array "
+                    "containing 1-channel audio!"
+                )
             samples = samples[np.newaxis, :]
             layout = "channels-first"
         elif samples.ndim == 2:

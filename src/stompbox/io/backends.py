@@ -449,6 +449,10 @@ class SoundfileEncoder(Encoder):
         except (sf.LibsndfileError, RuntimeError, ValueError) as exc:
             raise ValueError(f"Unable to create {settings.format.upper()} writer: {exc}") from exc
         self._integer = settings.file_dtype.startswith("int")
+        self._channels = num_channels
+        self._written = 0
+        # libsndfile writes nothing at all for a FLAC or MP3 file without frames, and an unreadable Opus file.
+        self._needs_a_frame = fmt in ("FLAC", "MP3") or settings.subtype == "OPUS"
 
     def _check_target(self) -> None:
         if self._trap is not None and self._trap.error is not None:
@@ -464,12 +468,16 @@ class SoundfileEncoder(Encoder):
                 self._check_target()
                 raise OSError(f"Could not write audio data: only part of a block was written ({exc}).") from None
             self._check_target()
+        self._written += frames
 
     def flush(self) -> None:
         self._file.flush()
         self._check_target()
 
     def close(self) -> None:
+        if self._written == 0 and self._needs_a_frame and not self._file.closed:
+            # An empty file must still be a valid file (as pedalboard's): one frame of silence.
+            self._file.write(np.zeros((1, self._channels), np.int16 if self._integer else np.float32))
         self._file.close()
         self._check_target()
 
@@ -506,6 +514,8 @@ class AvEncoder(Encoder):
             self._container.mux(packet)
 
     def close(self) -> None:
+        if self._pts == 0:  # an empty file must still be a valid file: one frame of silence
+            self.write(np.zeros((1, self._channels), np.float32))
         for packet in self._stream.encode(None):
             self._container.mux(packet)
         self._container.close()
