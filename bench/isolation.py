@@ -33,6 +33,9 @@ def best(fn, repeat: int) -> float:
     return min(times)
 
 
+CALLS = 200
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=60.0)
@@ -53,16 +56,15 @@ def main() -> None:
         t_plain = best(lambda p=plain: p(x, rate, buffer_size=args.buffer_size), args.repeat)
         t_iso = best(lambda p=isolated: p(x, rate, buffer_size=args.buffer_size), args.repeat)
         small = np.ascontiguousarray(x[:, :512])
-        calls = 200
-        t_small_plain = best(lambda p=plain: [p(small, rate, reset=False) for _ in range(calls)], 3)
-        t_small_iso = best(lambda p=isolated: [p(small, rate, reset=False) for _ in range(calls)], 3)
+        t_small_plain = best(lambda p=plain, s=small: [p(s, rate, reset=False) for _ in range(CALLS)], 3)
+        t_small_iso = best(lambda p=isolated, s=small: [p(s, rate, reset=False) for _ in range(CALLS)], 3)
         board = Pedalboard([isolated])
         t_board = best(lambda b=board: b(x, rate, buffer_size=args.buffer_size), args.repeat)
         print(
             f"{label:13s} buffer {args.buffer_size}: in-process {args.seconds / t_plain:6.0f}x realtime, "
             f"isolated {args.seconds / t_iso:6.0f}x (ratio {t_plain / t_iso:.2f}), inside a Pedalboard "
             f"{args.seconds / t_board:6.0f}x (ratio {t_plain / t_board:.2f}); 512-sample streaming call "
-            f"{t_small_plain / calls * 1e6:.0f} us in-process vs {t_small_iso / calls * 1e6:.0f} us isolated; "
+            f"{t_small_plain / CALLS * 1e6:.0f} us in-process vs {t_small_iso / CALLS * 1e6:.0f} us isolated; "
             f"identical output: {same}"
         )
         isolated.close()

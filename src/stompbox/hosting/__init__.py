@@ -83,6 +83,11 @@ def plugin_format(target: str | os.PathLike[str]) -> str:
             return "ladspa"
         except ImportError:
             return "vst3"
+    if path.endswith(".so") and os.sep not in path and not os.path.exists(path):
+        from .ladspa import installed_ladspa_plugins
+
+        if any(os.path.basename(p) == path for p in installed_ladspa_plugins()):
+            return "ladspa"
     return "vst3"
 
 

@@ -155,8 +155,7 @@ class IsolatedPlugin(ExternalPlugin):
                     proc.wait()
                 self._fail(
                     PluginCrashedError(
-                        f"The isolated plugin {self._label()} crashed ({_signal_name(proc.returncode)}) during "
-                        f"{op!r}.",
+                        f"The isolated plugin {self._label()} crashed ({_signal_name(proc.returncode)}) during {op!r}.",
                         proc.returncode,
                     )
                 )

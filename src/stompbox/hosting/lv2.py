@@ -963,6 +963,7 @@ class LV2Plugin(ControlPortPlugin):
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         wanted = num_channels if (len(self._audio_in_ports) == 1 and len(self._audio_out_ports) == 1) else 1
         if self._rate == sample_rate and len(self._instances) == wanted:
+            self._probe_latency()
             return
         saved = self._save_state() if self._has_state and self._instances else None
         self._free_instances()
