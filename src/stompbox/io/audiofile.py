@@ -77,12 +77,14 @@ class AudioFile(metaclass=_AudioFileMeta):
         Sample rate in Hz of a file opened for writing (required for ``"w"``).
     num_channels : int
         Channels of a file opened for writing (default 1).
-    bit_depth : int
+    bit_depth : int or str
         Bits per sample for PCM formats: 8, 16 (default), 24, 32 (32-bit float, as pedalboard) or 64 (64-bit
-        float); ``"int32"`` for 32-bit integer WAV/AIFF. FLAC takes 16 or 24; lossy formats ignore it.
+        float); ``"int32"`` for 32-bit integer WAV/AIFF. FLAC takes 16 or 24; lossy formats ignore it. Floats
+        go into integer files as ``round(x * (2**(bits-1) - 1))``, clipped (the inverse of reading).
     quality : str, int or float, optional
         Encoder quality as pedalboard accepts it: MP3 ``"V0"``..``"V9"`` or ``"320 kbps"`` (default 320 kbps),
-        Vorbis kbps (default 500), FLAC level 0-8 (default 8), Opus and AAC kbps.
+        Vorbis kbps (default 500), FLAC level 0-8 (default 8), Opus and AAC kbps. Opus is written at 8, 12,
+        16, 24 or 48 kHz only (other rates raise ``ValueError``: resample first, e.g. with ``resampled_to``).
     format : str, optional
         Output format (``"wav"``, ``".mp3"``, ...) when it cannot be taken from the file name.
     """
@@ -131,8 +133,15 @@ class ReadableAudioFile(AudioFile):
     Properties are ``samplerate`` (Hz; an int when integral), ``num_channels``, ``frames`` (the length;
     an estimate while ``exact_duration_known`` is False, e.g. for an MP3 without a LAME tag), ``duration``
     (seconds), ``file_dtype`` (``"int16"``, ``"int24"``, ``"float32"``, ...), ``name`` and ``closed``.
-    Integer PCM is scaled by ``1 / 2**(bits-1)``, the inverse of how floats are written, so integer files
-    round-trip bit for bit (pedalboard divides by ``2**(bits-1) - 1``, a 0.0003 dB difference).
+    Integer PCM reads as pedalboard reads it, ``k * float32(1 / (2**(bits-1) - 1))`` (int16 ``k / 32767``, so
+    -32768 reads as -1.0000305; int32 ``k / 2**31``); :class:`WriteableAudioFile` writes floats as the exact
+    inverse, so integer files read and written again at the same bit depth are bit-identical.
+
+    ``seek()`` lands on the exact frame in every format, and the samples read after it are those of a linear
+    decode: compressed formats are decoded from a pre-roll before the target. Two FFmpeg cases decode linearly
+    instead: raw ADTS/AC3 streams (no index: backward seeks decode from the start) and AAC within 60 s of the
+    start or ahead of the position (its decoder's noise substitution depends on everything decoded before;
+    further away, a seek is exact in time and differs only in noise-substituted bands).
     """
 
     def __init__(self, path_or_file: Any) -> None:

@@ -39,7 +39,15 @@ READ_SCALE = {
     "int24": np.float32(PCM_READ_SCALE["int24"] / 256),
     "int32": PCM_READ_SCALE["int32"],
 }
-SEEK_PREROLL = 8192  # frames decoded and discarded before a compressed-format seek target
+SEEK_PREROLL = 8192
+#: FFmpeg codecs whose seeks decode linearly (on from here, or from the start) when the target is at most this
+#: many seconds ahead or from the start: their decoders carry state from the start of the stream.
+LINEAR_SEEK_SECONDS = {"AAC": 60.0}
+#: FFmpeg demuxers of raw elementary streams, whose seeks and timestamps are byte-rate estimates.
+UNTIMED_FORMATS = frozenset(
+    {"AAC", "AC3", "EAC3", "DTS", "DTSHD", "TRUEHD", "MLP", "AMR", "AMRNB", "AMRWB", "GSM", "MP3", "MP2", "MPEG",
+     "LOAS", "LATM", "DIRAC", "SBC", "APTX", "CODEC2RAW"}
+)  # fmt: skip  # frames decoded and discarded before a compressed-format seek target
 
 
 class Decoder:
@@ -216,7 +224,8 @@ class AvDecoder(Decoder):
     def _length(self) -> tuple[int, bool]:
         stream = self._stream
         if stream.duration is not None and stream.time_base is not None:
-            return int(round(float(stream.duration * stream.time_base) * self.samplerate)), True
+            frames = int(round(float(stream.duration * stream.time_base) * self.samplerate))
+            return frames, self.format_name not in UNTIMED_FORMATS  # a raw stream's duration is an estimate
         if self._container.duration is not None:  # microseconds, an estimate
             return int(self._container.duration * self.samplerate / 1_000_000), False
         return 0, False
@@ -281,15 +290,31 @@ class AvDecoder(Decoder):
     def read_raw(self, n: int) -> np.ndarray:
         return self.read(n)
 
+    def _skip_to(self, frame: int) -> None:
+        while self.position < frame and self.read(min(65536, frame - self.position)).shape[1]:
+            pass
+
     def seek(self, frame: int) -> None:
         if not self._seekable:
             if frame < self.position:
                 raise ValueError("This stream is not seekable: it can only be read front to back.")
-            while self.position < frame and self.read(min(65536, frame - self.position)).shape[1]:
-                pass
+            self._skip_to(frame)
+            return
+        # Raw elementary streams (ADTS, AC3...) have no index: FFmpeg seeks by a byte estimate and stamps the
+        # frames it lands on with an estimated time, so they are decoded from the start (or on from here).
+        # AAC's decoder fills noise-substituted bands from a generator that runs from the start of the stream,
+        # so a decode that starts elsewhere differs in those bands: within LINEAR_SEEK_SECONDS it decodes on /
+        # from the start too (bit-identical to a linear decode); beyond, a timestamp seek lands on the exact
+        # frame, with the same samples except in noise-substituted bands.
+        if self.format_name in UNTIMED_FORMATS:
+            window = float("inf")
+        else:
+            window = LINEAR_SEEK_SECONDS.get(self.subtype, 0.0) * self.samplerate
+        if self.position <= frame <= self.position + window:
+            self._skip_to(frame)
             return
         preroll = 1.0 if self.subtype == "OPUS" else 0.5
-        target_seconds = max(0.0, frame / self.samplerate - preroll)
+        target_seconds = 0.0 if frame <= window else max(0.0, frame / self.samplerate - preroll)
         # A fresh demuxer and decoder for every seek: a decoder that has been drained at the end of the stream
         # (or that carries overlap state from elsewhere) does not decode the first frames after a seek the way
         # a linear decode does.

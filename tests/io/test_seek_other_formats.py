@@ -1,0 +1,130 @@
+"""Formats stompbox reads but does not write (libsndfile: CAF, W64, AU, mu-law, a-law, IMA/MS ADPCM, ALAC in CAF,
+MPEG Layer II; FFmpeg: AC3, ADTS AAC, ALAC in M4A, Opus by FFmpeg) and files from other encoders: they open by
+content, read to a consistent length, and 200 random seeks (forward and backward) read exactly what a linear
+decode reads. Raw elementary streams (ADTS, AC3) have no index, so their seeks cannot trust FFmpeg's estimated
+timestamps: they decode from the start (backwards) or on from where they are (forwards).
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from stompbox.io import AudioFile
+
+SR = 44100
+SECONDS = 3
+
+
+def source(rate: int = SR) -> np.ndarray:
+    t = np.arange(rate * SECONDS) / rate
+    rng = np.random.default_rng(7)
+    rows = [0.3 * np.sin(2 * np.pi * f * t) + 0.05 * rng.standard_normal(t.size) for f in (330.0, 495.0)]
+    return np.array(rows, np.float32)
+
+
+def libsndfile_bytes(fmt: str, subtype: str) -> bytes:
+    buffer = io.BytesIO()
+    sf.write(buffer, source().T, SR, format=fmt, subtype=subtype)
+    return buffer.getvalue()
+
+
+def ffmpeg_bytes(container: str, codec: str, rate: int = SR) -> bytes:
+    av = pytest.importorskip("av")
+    x = source(rate)
+    buffer = io.BytesIO()
+    with av.open(buffer, "w", format=container) as out:
+        stream = out.add_stream(codec, rate=rate)
+        stream.layout = "stereo"
+        size = stream.codec_context.frame_size or 1024
+        sample_format = stream.codec_context.format.name
+        for start in range(0, x.shape[1], size):
+            block = np.ascontiguousarray(x[:, start : start + size])
+            if sample_format == "s16p":
+                block = np.ascontiguousarray((block * 32767).astype(np.int16))
+            elif sample_format == "s16":  # interleaved
+                block = np.ascontiguousarray((block.T * 32767).astype(np.int16)).reshape(1, -1)
+            elif sample_format == "s32p":
+                block = np.ascontiguousarray((block * 2**31).astype(np.int32))
+            frame = av.AudioFrame.from_ndarray(block, format=sample_format, layout="stereo")
+            frame.sample_rate, frame.pts = rate, start
+            for packet in stream.encode(frame):
+                out.mux(packet)
+        for packet in stream.encode(None):
+            out.mux(packet)
+    return buffer.getvalue()
+
+
+CASES = {
+    "caf-pcm16": (lambda: libsndfile_bytes("CAF", "PCM_16"), "CAF", True),
+    "w64-pcm24": (lambda: libsndfile_bytes("W64", "PCM_24"), "W64", True),
+    "au-pcm16": (lambda: libsndfile_bytes("AU", "PCM_16"), "AU", True),
+    "wav-ulaw": (lambda: libsndfile_bytes("WAV", "ULAW"), "WAV", True),
+    "wav-alaw": (lambda: libsndfile_bytes("WAV", "ALAW"), "WAV", True),
+    "wav-ima-adpcm": (lambda: libsndfile_bytes("WAV", "IMA_ADPCM"), "WAV", False),
+    "wav-ms-adpcm": (lambda: libsndfile_bytes("WAV", "MS_ADPCM"), "WAV", False),
+    "caf-alac": (lambda: libsndfile_bytes("CAF", "ALAC_16"), "CAF", True),
+    "mp2": (lambda: ffmpeg_bytes("mp2", "mp2"), "MP3", False),
+    "ffmpeg-mp3": (lambda: ffmpeg_bytes("mp3", "libmp3lame"), "MP3", True),
+    "ac3": (lambda: ffmpeg_bytes("ac3", "ac3"), "AC3", False),
+    "adts-aac": (lambda: ffmpeg_bytes("adts", "aac"), "AAC", False),
+    "m4a-alac": (lambda: ffmpeg_bytes("ipod", "alac"), "MOV", True),
+    "ffmpeg-opus": (lambda: ffmpeg_bytes("ogg", "libopus", 48000), "OGG", True),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_reads_and_seeks_exactly(name):
+    make, container, exact_length = CASES[name]
+    data = make()
+    rate = 48000 if "opus" in name else SR
+    with AudioFile(io.BytesIO(data)) as f:
+        assert f.format == container and f.samplerate == rate and f.num_channels == 2
+        linear = f.read(f.frames + 20000)
+        assert f.exact_duration_known and f.frames == linear.shape[1] and f.tell() == f.frames
+        if exact_length:
+            assert f.frames == rate * SECONDS
+        else:  # block codecs pad to whole blocks (ADPCM, AC3, AAC priming): never shorter, at most 2 blocks more
+            assert rate * SECONDS <= f.frames <= rate * SECONDS + 4096
+        assert np.all(np.isfinite(linear)) and 0.1 < np.max(np.abs(linear)) < 1.1
+        rng = np.random.default_rng(11)
+        targets = rng.integers(0, f.frames - 1, 200)
+        for target in targets:
+            f.seek(int(target))
+            assert f.tell() == target
+            got = f.read(50)
+            np.testing.assert_array_equal(got, linear[:, target : target + 50], err_msg=f"{name} seek {target}")
+        f.seek(f.frames)
+        assert f.read(10).shape == (2, 0)
+
+
+def test_seek_within_a_tagless_mp3_is_exact_and_the_length_becomes_known(tmp_path):
+    """Without a LAME/Xing frame the length is an estimate; seeks still land exactly, and reading to the end
+    makes the length exact."""
+    data = AudioFile.encode(source(), SR, "mp3", 2)
+    tag = data.index(b"Xing") if b"Xing" in data else data.index(b"Info")
+    first = data.rfind(b"\xff", 0, tag)
+    second = data.index(b"\xff\xfb", tag)
+    tagless = data[:first] + data[second:]
+    with AudioFile(io.BytesIO(tagless)) as f:
+        assert not f.exact_duration_known
+        linear = np.concatenate([block for block in f.chunks(4096)], axis=1)
+        assert f.exact_duration_known and f.frames == linear.shape[1]
+        rng = np.random.default_rng(2)
+        for target in rng.integers(0, linear.shape[1] - 100, 100):
+            f.seek(int(target))
+            np.testing.assert_array_equal(f.read(100), linear[:, target : target + 100])
+
+
+def test_seek_after_the_end_then_back(tmp_path):
+    for ext in ("mp3", "ogg", "flac", "m4a"):
+        data = AudioFile.encode(source(), SR, ext, 2)
+        with AudioFile(io.BytesIO(data)) as f:
+            linear = f.read(f.frames)
+            assert f.read(100).shape == (2, 0)  # decoders drained at the end
+            for target in (0, 1, f.frames - 1, 12345, 2):
+                f.seek(target)
+                np.testing.assert_array_equal(f.read(1000), linear[:, target : target + 1000], err_msg=ext)
