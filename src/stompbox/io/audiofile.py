@@ -20,7 +20,7 @@ import numpy as np
 from ..core.errors import LayoutError
 from ..core.layout import check_ndim, detect_layout
 from . import formats
-from .backends import Decoder, Encoder, open_decoder, open_encoder
+from .backends import Decoder, Encoder, open_decoder, open_encoder, quantize
 from .channels import check_num_frames
 from .errors import (
     AudioFileNotFoundError,
@@ -350,48 +350,6 @@ class ReadableAudioFile(AudioFile):
 
 INT_SCALE = {np.dtype(np.int8): 128.0, np.dtype(np.int16): 32768.0, np.dtype(np.int32): 2147483648.0}
 
-# file dtype -> (largest value M, libsndfile container dtype, left shift into it). Floats are written as
-# round(x * M), the exact inverse of how they are read (``k * float32(1 / M)``, pedalboard's scaling).
-_QUANTIZE = {
-    "int8": (127, np.int16, 8),
-    "int16": (32767, np.int16, 0),
-    "int24": (8388607, np.int32, 8),
-    "int32": (2147483648, np.int32, 0),  # read back as k / 2**31
-}
-
-
-def quantize(data: np.ndarray, file_dtype: str) -> np.ndarray:
-    """float32 samples -> the integers to store: ``round(x * M)`` clipped to ``[-M-1, M]``, NaN as 0.
-
-    Exactly inverts reading (:data:`~stompbox.io.backends.PCM_READ_SCALE`): any integer file read by
-    :class:`ReadableAudioFile` and written again at the same bit depth is bit-identical (for 24-bit, where
-    float32 cannot hold ``k / M`` exactly, the neighbour whose float32 value matches is chosen).
-    """
-    full, container, shift = _QUANTIZE[file_dtype]
-    if file_dtype in ("int8", "int16"):
-        scaled = np.multiply(data, np.float32(full))  # float32 is exact enough below 2**15
-    else:
-        scaled = np.multiply(data, float(full), dtype=np.float64)
-    np.rint(scaled, out=scaled)
-    low, high = (-full, full - 1) if file_dtype == "int32" else (-full - 1, full)
-    np.clip(scaled, low, high, out=scaled)
-    if scaled.size and np.isnan(scaled.min()):
-        np.nan_to_num(scaled, copy=False, nan=0.0)
-    ints = scaled.astype(container)
-    if file_dtype == "int24":
-        scale = np.float32(1.0 / full)
-        flat = ints.reshape(-1)
-        wanted = data.reshape(-1)
-        miss = np.flatnonzero(flat.astype(np.float32) * scale != wanted)
-        if miss.size:
-            back = flat[miss].astype(np.float32) * scale
-            step = np.where(back < wanted[miss], 1, -1).astype(np.int32)
-            other = np.clip(flat[miss] + step, -full - 1, full)
-            hit = other.astype(np.float32) * scale == wanted[miss]
-            flat[miss[hit]] = other[hit]
-    if shift:
-        ints <<= shift
-    return ints
 
 
 class WriteableAudioFile(AudioFile):

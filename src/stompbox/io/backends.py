@@ -21,7 +21,8 @@ from .errors import CorruptAudioError, UnsupportedFormatError
 
 PCM_DTYPES = {
     "PCM_S8": "int8", "PCM_U8": "int8", "PCM_16": "int16", "PCM_24": "int24", "PCM_32": "int32",
-    "FLOAT": "float32", "DOUBLE": "float64",
+    "FLOAT": "float32", "DOUBLE": "float64", "ALAC_16": "int16", "ALAC_20": "int24", "ALAC_24": "int24",
+    "ALAC_32": "int32",
 }  # fmt: skip
 #: Scale of integer PCM read as float32, as pedalboard reads it: ``1 / (2**(bits-1) - 1)`` (int16 ``k`` reads
 #: as ``k / 32767``, so -32768 reads as -1.0000305). float32(2**31 - 1) is 2**31, so int32 is ``k / 2**31``.
@@ -92,10 +93,15 @@ class SoundfileDecoder(Decoder):
         import soundfile as sf
 
         self._sf = sf
+        # libsndfile calls a file-like through C callbacks, which drop exceptions (a failing read would look
+        # like the end of the file): the trap keeps the first one, and it is raised from here.
+        self._trap = _WriteErrorTrap(source) if not isinstance(source, str) else None
         try:
-            self._file = sf.SoundFile(source, "r")
+            self._file = sf.SoundFile(self._trap if self._trap is not None else source, "r")
         except (sf.LibsndfileError, RuntimeError, TypeError) as exc:
+            self._check_source()
             raise UnsupportedFormatError(str(exc)) from exc
+        self._check_source()
         info = self._file
         self.samplerate = float(info.samplerate)
         self.num_channels = int(info.channels)
@@ -131,11 +137,18 @@ class SoundfileDecoder(Decoder):
             return False
         return _has_lame_tag(bytes(head))
 
+    def _check_source(self) -> None:
+        if self._trap is not None and self._trap.error is not None:
+            error, self._trap.error = self._trap.error, None
+            raise error
+
     def _read(self, n: int, dtype: str) -> np.ndarray:
         try:
             data = self._file.read(n, dtype=dtype, always_2d=True)
         except (self._sf.LibsndfileError, RuntimeError) as exc:
+            self._check_source()
             raise CorruptAudioError(f"Could not decode audio data: {exc}") from exc
+        self._check_source()
         got = data.shape[0]
         self.position += got
         if got < n and self._compressed:  # the real end of a stream whose length was an estimate
@@ -181,7 +194,9 @@ class SoundfileDecoder(Decoder):
                 if chunk.shape[0] == 0:
                     break
         except (self._sf.LibsndfileError, RuntimeError) as exc:
+            self._check_source()
             raise CorruptAudioError(f"Could not seek in the audio data: {exc}") from exc
+        self._check_source()
 
     def close(self) -> None:
         self._file.close()
@@ -194,8 +209,9 @@ class AvDecoder(Decoder):
         import av
 
         self._av = av
+        head = _HeadRecorder(source) if not seekable else None
         try:
-            self._container = av.open(source, "r")
+            self._container = av.open(head if head is not None else source, "r")
             self._stream = self._container.streams.audio[0]
         except (av.error.FFmpegError, IndexError, ValueError, OSError) as exc:
             raise UnsupportedFormatError(str(exc)) from exc
@@ -212,14 +228,45 @@ class AvDecoder(Decoder):
             raise CorruptAudioError(f"{name} declares {self.num_channels} channels: not usable audio.")
         self.format_name = str(self._container.format.name).split(",")[0].upper()
         self.subtype = str(stream.codec_context.name).upper()
-        self.file_dtype = "float32"
+        if not seekable and self.format_name == "MOV":
+            self._container.close()
+            raise _FinalError(
+                f"{name}: an M4A/MP4 file cannot be read from a non-seekable stream (its index may come after the "
+                "audio): read it from a file or an io.BytesIO."
+            )
+        # Integer PCM and lossless codecs decode to integers: scale them as libsndfile-read files are scaled.
+        self.file_dtype, self._sample_format = self._integer_format(stream.codec_context)
+        self._scale = READ_SCALE.get(self.file_dtype)
+        self._start_seconds = float(stream.start_time * stream.time_base) if stream.start_time else 0.0
         self.frames, self.exact = self._length()
-        self._resampler = av.AudioResampler(format="fltp", layout=stream.layout.name, rate=int(self.samplerate))
+        if head is not None and self.format_name == "MP3":
+            total = _lame_length(head.head)  # FFmpeg does not trim the encoder padding of a pipe
+            if total is not None:
+                self.frames, self.exact = total, True
+            head.head = b""
+        self._resampler = self._new_resampler()
         self._pending = np.zeros((self.num_channels, 0), np.float32)
         self._pending_start = 0
         self._decoder = self._container.decode(stream)
         self._eof = False
         self.position = 0
+
+    @staticmethod
+    def _integer_format(context: Any) -> tuple[str, str]:
+        """(file_dtype, the sample format to convert to) for a decoder's output."""
+        fmt = context.format.name if context.format is not None else ""
+        codec = str(context.name)
+        if fmt in ("s16", "s16p"):
+            return "int16", "s16p"
+        if fmt in ("s32", "s32p"):  # FFmpeg puts 24-bit samples in the top bits of 32
+            return ("int24" if "24" in codec or codec in ("flac", "alac", "wavpack", "tta") else "int32"), "s32p"
+        if fmt in ("u8", "u8p"):
+            return "int8", "s16p"
+        return "float32", "fltp"
+
+    def _new_resampler(self) -> Any:
+        layout = self._stream.layout.name
+        return self._av.AudioResampler(format=self._sample_format, layout=layout, rate=int(self.samplerate))
 
     def _length(self) -> tuple[int, bool]:
         stream = self._stream
@@ -233,7 +280,7 @@ class AvDecoder(Decoder):
     def _frame_start(self, frame: Any) -> int | None:
         if frame.pts is None or frame.time_base is None:
             return None
-        return int(round(float(frame.pts * frame.time_base) * self.samplerate))
+        return int(round((float(frame.pts * frame.time_base) - self._start_seconds) * self.samplerate))
 
     def _next_block(self) -> bool:
         """Decode one more packet's worth into the pending buffer; False at the end."""
@@ -257,7 +304,11 @@ class AvDecoder(Decoder):
 
     def _append(self, frames: list[Any], start: int | None) -> None:
         for out in frames:
-            data = out.to_ndarray().astype(np.float32, copy=False).reshape(self.num_channels, -1)
+            data = out.to_ndarray().reshape(self.num_channels, -1)
+            if self._scale is not None:  # integers, placed in the top bits as libsndfile gives them
+                data = np.multiply(data, self._scale, dtype=np.float32)
+            else:
+                data = data.astype(np.float32, copy=False)
             end_of_pending = self._pending_start + self._pending.shape[1]
             if self._pending.shape[1] == 0 and start is not None and start > end_of_pending:
                 self._pending_start = start  # the first block after a seek: place it where it belongs
@@ -288,7 +339,15 @@ class AvDecoder(Decoder):
         return out
 
     def read_raw(self, n: int) -> np.ndarray:
-        return self.read(n)
+        data = self.read(n)
+        if self._scale is None:
+            return data
+        ints = quantize(np.ascontiguousarray(data.T), self.file_dtype).T  # exactly the decoded integers
+        if self.file_dtype == "int8":
+            return np.ascontiguousarray(ints >> 8).astype(np.int8)
+        if self.file_dtype == "int24":
+            return np.ascontiguousarray(ints >> 8)
+        return np.ascontiguousarray(ints)
 
     def _skip_to(self, frame: int) -> None:
         while self.position < frame and self.read(min(65536, frame - self.position)).shape[1]:
@@ -325,12 +384,12 @@ class AvDecoder(Decoder):
             self._container = self._av.open(self._source, "r")
             self._stream = stream = self._container.streams.audio[0]
             if target_seconds > 0:
-                timestamp = int(target_seconds / float(stream.time_base))
+                timestamp = int((target_seconds + self._start_seconds) / float(stream.time_base))
                 self._container.seek(timestamp, backward=True, any_frame=False, stream=stream)
         except self._av.error.FFmpegError as exc:
             raise CorruptAudioError(f"Could not seek in the audio data: {exc}") from exc
         self._decoder = self._container.decode(stream)
-        self._resampler = self._av.AudioResampler(format="fltp", layout=stream.layout.name, rate=int(self.samplerate))
+        self._resampler = self._new_resampler()
         self._eof = False
         self._pending = np.zeros((self.num_channels, 0), np.float32)
         self._pending_start = -1
@@ -356,6 +415,58 @@ class AvDecoder(Decoder):
         self._container.close()
 
 
+class _FinalError(UnsupportedFormatError):
+    """An error that says why this source cannot be read (no need to try another backend)."""
+
+
+class _HeadRecorder:
+    """A non-seekable source that keeps a copy of its first bytes (to read an MP3's LAME tag afterwards)."""
+
+    LIMIT = 1 << 16
+
+    def __init__(self, file: Any) -> None:
+        self._file = file
+        self.head = b""
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._file.read(size)
+        if len(self.head) < self.LIMIT and data:
+            self.head += bytes(data[: self.LIMIT - len(self.head)])
+        return data
+
+    def seekable(self) -> bool:
+        return False
+
+
+def _lame_length(head: bytes) -> int | None:
+    """The exact number of samples of an MP3 from its Xing/Info + LAME tag (frames x samples per frame, minus
+    the encoder delay and padding), or None."""
+    start = 0
+    if head[:3] == b"ID3" and len(head) >= 10:
+        start = 10 + ((head[6] & 0x7F) << 21 | (head[7] & 0x7F) << 14 | (head[8] & 0x7F) << 7 | (head[9] & 0x7F))
+    if start + 4 > len(head) or head[start] != 0xFF or head[start + 1] & 0xE0 != 0xE0:
+        return None
+    version = (head[start + 1] >> 3) & 3  # 3: MPEG-1, 2: MPEG-2, 0: MPEG-2.5
+    samples_per_frame = 1152 if version == 3 else 576
+    frame = head[start : start + 200]
+    at = max(frame.find(b"Xing"), frame.find(b"Info"))
+    if at < 0:
+        return None
+    pos = start + at + 4
+    flags = int.from_bytes(head[pos : pos + 4], "big")
+    pos += 4
+    if not flags & 1:
+        return None
+    frames = int.from_bytes(head[pos : pos + 4], "big")
+    pos += 4 + (4 if flags & 2 else 0) + (100 if flags & 4 else 0) + (4 if flags & 8 else 0)
+    if head[pos : pos + 4] != b"LAME" or pos + 24 > len(head):
+        return None
+    delay = (head[pos + 21] << 4) | (head[pos + 22] >> 4)
+    padding = ((head[pos + 22] & 0x0F) << 8) | head[pos + 23]
+    total = frames * samples_per_frame - delay - padding
+    return total if total > 0 else None
+
+
 def _faster(decoder: SoundfileDecoder, source: Any) -> Decoder:
     """A faster reader of the same samples in place of ``decoder`` where there is one (see io/wav.py)."""
     if decoder.format_name in ("WAV", "WAVEX", "RF64"):
@@ -377,6 +488,8 @@ def open_decoder(source: Any, name: str, seekable: bool = True) -> Decoder:
                 source.seek(0)
     try:
         return AvDecoder(source, name, seekable)
+    except _FinalError as exc:
+        raise UnsupportedFormatError(str(exc)) from None
     except UnsupportedFormatError as exc:
         errors.append(str(exc))
     raise UnsupportedFormatError(
@@ -385,6 +498,50 @@ def open_decoder(source: Any, name: str, seekable: bool = True) -> Decoder:
 
 
 # ----------------------------------------------------------------------------------------------- encoders
+# file dtype -> (largest value M, libsndfile container dtype, left shift into it). Floats are written as
+# round(x * M), the exact inverse of how they are read (``k * float32(1 / M)``, pedalboard's scaling).
+_QUANTIZE = {
+    "int8": (127, np.int16, 8),
+    "int16": (32767, np.int16, 0),
+    "int24": (8388607, np.int32, 8),
+    "int32": (2147483648, np.int32, 0),  # read back as k / 2**31
+}
+
+
+def quantize(data: np.ndarray, file_dtype: str) -> np.ndarray:
+    """float32 samples -> the integers to store: ``round(x * M)`` clipped to ``[-M-1, M]``, NaN as 0.
+
+    Exactly inverts reading (:data:`~stompbox.io.backends.PCM_READ_SCALE`): any integer file read by
+    ``ReadableAudioFile`` and written again at the same bit depth is bit-identical (for 24-bit, where
+    float32 cannot hold ``k / M`` exactly, the neighbour whose float32 value matches is chosen).
+    """
+    full, container, shift = _QUANTIZE[file_dtype]
+    if file_dtype in ("int8", "int16"):
+        scaled = np.multiply(data, np.float32(full))  # float32 is exact enough below 2**15
+    else:
+        scaled = np.multiply(data, float(full), dtype=np.float64)
+    np.rint(scaled, out=scaled)
+    low, high = (-full, full - 1) if file_dtype == "int32" else (-full - 1, full)
+    np.clip(scaled, low, high, out=scaled)
+    if scaled.size and np.isnan(scaled.min()):
+        np.nan_to_num(scaled, copy=False, nan=0.0)
+    ints = scaled.astype(container)
+    if file_dtype == "int24":
+        scale = np.float32(1.0 / full)
+        flat = ints.reshape(-1)
+        wanted = data.reshape(-1)
+        miss = np.flatnonzero(flat.astype(np.float32) * scale != wanted)
+        if miss.size:
+            back = flat[miss].astype(np.float32) * scale
+            step = np.where(back < wanted[miss], 1, -1).astype(np.int32)
+            other = np.clip(flat[miss] + step, -full - 1, full)
+            hit = other.astype(np.float32) * scale == wanted[miss]
+            flat[miss[hit]] = other[hit]
+    if shift:
+        ints <<= shift
+    return ints
+
+
 class Encoder:
     def write(self, block: np.ndarray) -> None:  # float32 (channels, n) or int (n, channels) for PCM
         raise NotImplementedError
@@ -401,7 +558,7 @@ WRITE_CHUNK = 32768  # frames per libsndfile write: a single large Vorbis write 
 
 
 class _WriteErrorTrap:
-    """A file-like target for libsndfile that catches the first exception of the user's ``write``/``seek``.
+    """A file-like for libsndfile that catches the first exception of the user's ``read``/``write``/``seek``.
 
     libsndfile calls a Python file-like object through C callbacks, where an exception is printed and dropped
     (the encoder then carries on: a failing MP3 target gave no error at all). The trap keeps the exception,
@@ -440,6 +597,14 @@ class _WriteErrorTrap:
     def read(self, *args: Any) -> bytes:
         data = self._call("read", *args)
         return b"" if data is None else bytes(data)
+
+    def readinto(self, buffer: Any) -> int:
+        if type(self._file) in (io.BytesIO, io.BufferedReader, io.FileIO, io.BufferedRandom):
+            count = self._call("readinto", buffer)  # no user code to honour: skip a copy
+            return 0 if count is None else int(count)
+        data = self.read(len(buffer))  # a user's file-like: its read() is the API (it may override only that)
+        buffer[: len(data)] = data
+        return len(data)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._file, name)
