@@ -351,7 +351,6 @@ class ReadableAudioFile(AudioFile):
 INT_SCALE = {np.dtype(np.int8): 128.0, np.dtype(np.int16): 32768.0, np.dtype(np.int32): 2147483648.0}
 
 
-
 class WriteableAudioFile(AudioFile):
     """An audio file opened for writing. Writing to a path is atomic: the data goes to a temporary file in the
     same folder, renamed into place by a clean ``close()``; if an exception leaves a ``with`` block, or the
