@@ -448,7 +448,9 @@ class WriteableAudioFile(AudioFile):
 
     @property
     def file_dtype(self) -> str:
-        return self._settings.file_dtype
+        """The sample type written: ``"int16"``, ``"int24"``, ``"float32"``... (for MP3 and Vorbis, what pedalboard
+        reports: ``"int16"``, and the requested bit depth, though the codecs store neither)."""
+        return self._settings.reported_dtype or self._settings.file_dtype
 
     @property
     def quality(self) -> str | None:
@@ -501,7 +503,7 @@ class WriteableAudioFile(AudioFile):
             check_ndim(samples)
         frames_last = samples.T if layout == "channels-first" else samples
         file_dtype = self._settings.file_dtype
-        integer_file = file_dtype.startswith("int")
+        integer_file = self._settings.pcm and file_dtype.startswith("int")
         if dtype.kind == "i":
             if integer_file and dtype in (np.int16, np.int32):
                 return np.ascontiguousarray(frames_last)  # exact: libsndfile converts int to int by shifting

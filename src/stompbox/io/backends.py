@@ -683,7 +683,7 @@ class SoundfileEncoder(Encoder):
             )
         except (sf.LibsndfileError, RuntimeError, ValueError) as exc:
             raise ValueError(f"Unable to create {settings.format.upper()} writer: {exc}") from exc
-        self._integer = settings.file_dtype.startswith("int")
+        self._integer = settings.pcm and settings.file_dtype.startswith("int")
         self._channels = num_channels
         self._written = 0
         # libsndfile writes nothing at all for a FLAC or MP3 file without frames, and an unreadable Opus file.

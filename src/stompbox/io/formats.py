@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numbers
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .errors import UnsupportedFormatError
@@ -72,6 +72,12 @@ class EncoderSettings:
     compression_level: float | None = None
     bitrate_mode: str | None = None
     bit_rate: int | None = None  # bits per second, for PyAV encoders
+    reported_dtype: str | None = None  # what WriteableAudioFile.file_dtype says, if not file_dtype (as pedalboard)
+
+    @property
+    def pcm(self) -> bool:
+        """Whether the file stores integer/float PCM samples (WAV, AIFF, FLAC) rather than a lossy codec's."""
+        return self.format in ("wav", "aiff", "flac")
 
 
 def _blank(quality: Any) -> bool:
@@ -98,12 +104,13 @@ def settings(format: str, bit_depth: int, quality: Any, samplerate: int, num_cha
         return _pcm_settings(format, bit_depth, quality, samplerate)
     if format == "flac":
         return _flac_settings(bit_depth, quality, samplerate, num_channels)
-    if format == "ogg":
-        return _vorbis_settings(quality, samplerate)
+    if format == "ogg":  # pedalboard reports the bit depth asked for (32 as int32), though Vorbis stores floats
+        reported = {8: "int8", 16: "int16", 24: "int24", 32: "int32"}.get(bit_depth, "float32")
+        return replace(_vorbis_settings(quality, samplerate), reported_dtype=reported)
     if format == "opus":
         return _opus_settings(quality, samplerate)
-    if format == "mp3":
-        return _mp3_settings(quality, samplerate, num_channels)
+    if format == "mp3":  # pedalboard reports int16 whatever the bit depth
+        return replace(_mp3_settings(quality, samplerate, num_channels), reported_dtype="int16")
     if format == "m4a":
         return _aac_settings(quality, samplerate, num_channels)
     raise UnsupportedFormatError(f"Unknown format {format!r}.")
