@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numbers
 import os
-import tempfile
+import secrets
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -53,6 +53,36 @@ def _path_or_file(obj: Any) -> tuple[str | None, Any]:
 
 def _rate_value(rate: float) -> int | float:
     return int(rate) if float(rate).is_integer() else float(rate)
+
+
+def _temporary_beside(path: str) -> tuple[str, str]:
+    """(the file to replace, a new empty temporary file in its folder) for an atomic write to ``path``.
+
+    A symbolic link is written through (its target is replaced, the link stays). The temporary file gets the
+    permissions a new file would get (the umask applies), or those of the file it will replace.
+    """
+    final = os.path.realpath(path) if os.path.islink(path) else path
+    if os.path.isdir(final):
+        raise NotAnAudioFileError(f"Cannot write {path}: it is a directory.")
+    folder = os.path.dirname(os.path.abspath(final))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"Cannot write {path}: the folder {folder} does not exist.")
+    for _ in range(100):
+        temp = os.path.join(folder, f".{os.path.basename(final)}.{secrets.token_hex(4)}.partial")
+        try:
+            handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+        except FileExistsError:
+            continue
+        break
+    else:  # pragma: no cover - 100 collisions of 32 random bits
+        raise FileExistsError(f"Cannot create a temporary file beside {path}.")
+    os.close(handle)
+    try:
+        if os.path.exists(final):
+            os.chmod(temp, os.stat(final).st_mode & 0o7777)
+    except OSError:
+        pass
+    return final, temp
 
 
 class _AudioFileMeta(type):
@@ -419,11 +449,7 @@ class WriteableAudioFile(AudioFile):
         self._file = file
         target: Any = file
         if path is not None:
-            folder = os.path.dirname(os.path.abspath(path))
-            if not os.path.isdir(folder):
-                raise FileNotFoundError(f"Cannot write {path}: the folder {folder} does not exist.")
-            handle, self._temp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".partial", dir=folder)
-            os.close(handle)
+            self._path, self._temp = _temporary_beside(path)
             target = self._temp
         try:
             self._encoder: Encoder = open_encoder(target, settings, rate, channels)
