@@ -180,3 +180,19 @@ def test_a_zero_channel_or_rate_header_is_corrupt():
 def test_errors_are_documented_classes():
     assert issubclass(UnsupportedFormatError, ValueError) and issubclass(CorruptAudioError, ValueError)
     assert issubclass(ClosedFileError, RuntimeError) and issubclass(ClosedFileError, ValueError)
+
+
+def test_codec_options():
+    from stompbox.io import WriteableAudioFileFlag
+
+    flag = WriteableAudioFileFlag.Mp3EnableBitReservoir
+    with AudioFile(io.BytesIO(), "w", SR, 1, format="mp3", codec_options={flag: True}) as out:
+        out.write(np.zeros(1000, np.float32))
+    with pytest.raises(ValueError, match="not supported by the WAV file encoder"):
+        AudioFile(io.BytesIO(), "w", SR, 1, format="wav", codec_options={flag: True})
+    with pytest.raises(ValueError, match="expects a bool"):
+        AudioFile(io.BytesIO(), "w", SR, 1, format="mp3", codec_options={flag: 3})
+    with pytest.raises(ValueError, match="bit reservoir"):  # LAME inside libsndfile cannot turn it off
+        AudioFile(io.BytesIO(), "w", SR, 1, format="mp3", codec_options={flag: False})
+    with pytest.raises(TypeError, match="Unknown codec option"):
+        AudioFile(io.BytesIO(), "w", SR, 1, format="mp3", codec_options={"Mp3Fancy": True})

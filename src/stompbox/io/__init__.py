@@ -16,6 +16,7 @@ from .audiofile import (
     get_supported_write_formats,
 )
 from .errors import AudioFileError, ClosedFileError, CorruptAudioError, UnsupportedFormatError
+from .formats import WriteableAudioFileFlag
 
 _LAZY: dict[str, str] = {
     "ResampledReadableAudioFile": ".resample",
@@ -34,6 +35,7 @@ __all__ = [
     "ReadableAudioFile",
     "UnsupportedFormatError",
     "WriteableAudioFile",
+    "WriteableAudioFileFlag",
     "get_supported_read_formats",
     "get_supported_write_formats",
     *_LAZY,

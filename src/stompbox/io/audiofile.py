@@ -418,8 +418,6 @@ class WriteableAudioFile(AudioFile):
                 f"samplerate={rate} and num_channels={channels} look swapped: try reversing the order of these "
                 "arguments."
             )
-        if codec_options:
-            raise ValueError("stompbox does not support codec_options yet; use quality= to set the encoder quality.")
         path, file = _path_or_file(path_or_file)
         if format is not None:
             key = formats.format_from_name(format)
@@ -433,6 +431,7 @@ class WriteableAudioFile(AudioFile):
                     "'mp3', ...)."
                 )
             key = formats.format_for_extension(os.path.splitext(name)[1])
+        formats.check_codec_options(key, codec_options)
         depth = 32 if bit_depth == "int32" else bit_depth
         if isinstance(depth, bool) or not isinstance(depth, numbers.Integral):
             raise TypeError(f"bit_depth must be an integer (got {bit_depth!r}).")

@@ -6,6 +6,7 @@ turned into the settings of the encoder behind the format.
 
 from __future__ import annotations
 
+import enum
 import numbers
 import re
 from dataclasses import dataclass, replace
@@ -59,6 +60,42 @@ def format_from_name(format: str) -> str:
         raise TypeError(f"format must be a file extension such as 'wav' or '.mp3' (got {format!r})")
     text = format.strip().lower()
     return format_for_extension(text if text.startswith(".") else "." + text)
+
+
+class WriteableAudioFileFlag(enum.IntEnum):
+    """Codec options of :class:`~stompbox.io.WriteableAudioFile` (``codec_options={flag: value}``), as pedalboard's.
+
+    ``Mp3EnableBitReservoir`` (bool, default True): LAME's bit reservoir, which lends bits between MP3 frames.
+    stompbox's MP3 encoder (LAME inside libsndfile) always uses it: ``True`` is accepted, ``False`` raises.
+    """
+
+    Mp3EnableBitReservoir = 0
+
+
+def check_codec_options(format: str, options: Any) -> None:
+    """Validate ``codec_options`` for ``format`` (``ValueError``/``TypeError`` with pedalboard's texts)."""
+    if not options:
+        return
+    if not isinstance(options, dict):
+        raise TypeError(f"codec_options must be a dict of WriteableAudioFileFlag to values (got {options!r:.60}).")
+    for key, value in options.items():
+        name = getattr(key, "name", key)  # pedalboard's own WriteableAudioFileFlag members work too
+        if name not in WriteableAudioFileFlag.__members__:
+            valid = ", ".join(WriteableAudioFileFlag.__members__)
+            raise TypeError(f"Unknown codec option {key!r}; expected a WriteableAudioFileFlag ({valid}).")
+        if format != "mp3":
+            encoder = format.upper()
+            raise ValueError(
+                f"The codec option {name} is not supported by the {encoder} file encoder. The {encoder} file "
+                "encoder does not support any codec options."
+            )
+        if not isinstance(value, bool):
+            raise ValueError(f"{name} expects a bool value.")
+        if not value:
+            raise ValueError(
+                "stompbox's MP3 encoder (LAME inside libsndfile) cannot turn the bit reservoir off: "
+                "Mp3EnableBitReservoir=False is not supported."
+            )
 
 
 @dataclass(frozen=True)
