@@ -139,3 +139,18 @@ def test_integer_arrays_are_scaled_by_full_scale_or_shifted(tmp_path):
     with AudioFile(tmp_path / "t.wav", "w", SR, bit_depth=16) as out:
         out.write(np.array([0x7FFF0000, -0x80000000, 0x12348000], np.int32))  # the top 16 bits, exactly
     np.testing.assert_array_equal(sf.read(tmp_path / "t.wav", dtype="int16")[0], [0x7FFF, -0x8000, 0x1234])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int24", "int32"])
+def test_the_numba_and_numpy_quantisers_agree(dtype):
+    from stompbox.io.audiofile import quantize_interleave
+
+    x = np.random.default_rng(5).uniform(-1.2, 1.2, (50000, 3)).astype(np.float32)
+    x[:4, 0] = [np.nan, np.inf, -np.inf, 0.5]
+    expected = quantize(x, dtype)
+    np.testing.assert_array_equal(quantize_interleave(x, dtype), expected)  # frames-last input
+    np.testing.assert_array_equal(quantize_interleave(np.ascontiguousarray(x.T).T, dtype), expected)  # a view
+    k = np.arange(-(2**23), 2**23, 97, dtype=np.int32)
+    if dtype == "int24":
+        y = (k.astype(np.float32) * np.float32(1 / 8388607)).reshape(-1, 1)
+        np.testing.assert_array_equal(quantize_interleave(y, dtype)[:, 0] >> 8, k)

@@ -52,3 +52,30 @@ def deinterleave24(src: np.ndarray, out: np.ndarray, col: int, scale: float) -> 
             if value >= 8388608:  # sign of the 24-bit value
                 value -= 16777216
             row[i] = np.float32(value) * s
+
+
+@kernel
+def quantize_interleave(src: np.ndarray, out: np.ndarray, full: float, low: float, high: float, shift: int) -> None:
+    """``out[i, c] = clip(round(src[c, i] * full), low, high) << shift`` (NaN as 0): float32 ``(channels, n)``
+    to interleaved integers ``(n, channels)`` in one pass.
+
+    The exact inverse of reading (``k * float32(1 / full)``): when ``full`` is 2**23 - 1 (24-bit), where float32
+    cannot hold ``k / full`` exactly, the neighbour whose float32 value is the sample is chosen.
+    """
+    n, channels = out.shape
+    scale = np.float32(1.0 / full)
+    fix = full == 8388607.0
+    for c in range(channels):
+        row = src[c]
+        for i in range(n):
+            x = row[i]
+            v = np.rint(np.float64(x) * full)
+            v = min(max(v, low), high)
+            if v != v:
+                v = 0.0
+            k = np.int64(v)
+            if fix and np.float32(k) * scale != x:
+                other = k + 1 if np.float32(k) * scale < x else k - 1
+                if low <= other <= high and np.float32(other) * scale == x:
+                    k = other
+            out[i, c] = k << shift

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numbers
 import os
 import secrets
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -53,6 +54,22 @@ def _path_or_file(obj: Any) -> tuple[str | None, Any]:
 
 def _rate_value(rate: float) -> int | float:
     return int(rate) if float(rate).is_integer() else float(rate)
+
+
+KERNEL_SAMPLES = 1 << 18  # samples from which a write loads the Numba quantiser (else NumPy, until it is loaded)
+
+
+def quantize_interleave(frames_last: np.ndarray, file_dtype: str) -> np.ndarray:
+    """:func:`~stompbox.io.backends.quantize` of a float ``(frames, channels)`` view of any layout, in one pass."""
+    from . import _pcm_kernels
+    from .backends import QUANTIZE
+
+    full, container, shift = QUANTIZE[file_dtype]
+    low, high = (-full, full - 1) if file_dtype == "int32" else (-full - 1, full)
+    channels_first = np.ascontiguousarray(frames_last.T, dtype=np.float32)  # a view when it already is
+    out = np.empty(frames_last.shape, container)
+    _pcm_kernels.quantize_interleave(channels_first, out, float(full), float(low), float(high), shift)
+    return out
 
 
 def _temporary_beside(path: str) -> tuple[str, str]:
@@ -535,9 +552,15 @@ class WriteableAudioFile(AudioFile):
             if integer_file:  # int8: into the top byte of an int16, then the same shift
                 return np.left_shift(frames_last, 8, dtype=np.int16, casting="unsafe", order="C")
             return np.ascontiguousarray(frames_last, dtype=np.float32) * np.float32(1.0 / INT_SCALE[dtype])
-        data = np.ascontiguousarray(frames_last, dtype=np.float32)
         if integer_file:
-            return quantize(data, file_dtype)
+            if frames_last.size >= KERNEL_SAMPLES or "numba" in sys.modules:  # one pass (Numba)
+                return quantize_interleave(frames_last, file_dtype)
+            # NumPy: quantise in the array's own memory order, then interleave the (smaller) integers
+            source = samples if samples.flags.c_contiguous or samples.flags.f_contiguous else frames_last
+            order = "F" if source.flags.f_contiguous and not source.flags.c_contiguous else "C"
+            ints = quantize(np.asarray(source, dtype=np.float32, order=order), file_dtype)
+            return np.ascontiguousarray(ints.T if source is samples and layout == "channels-first" else ints)
+        data = np.ascontiguousarray(frames_last, dtype=np.float32)
         if self._settings.format not in ("wav", "aiff"):
             data = np.clip(data, -1.0, 1.0)  # lossy encoders clip
         return data

@@ -545,7 +545,7 @@ def open_decoder(source: Any, name: str, seekable: bool = True) -> Decoder:
 # ----------------------------------------------------------------------------------------------- encoders
 # file dtype -> (largest value M, libsndfile container dtype, left shift into it). Floats are written as
 # round(x * M), the exact inverse of how they are read (``k * float32(1 / M)``, pedalboard's scaling).
-_QUANTIZE = {
+QUANTIZE = {
     "int8": (127, np.int16, 8),
     "int16": (32767, np.int16, 0),
     "int24": (8388607, np.int32, 8),
@@ -560,11 +560,8 @@ def quantize(data: np.ndarray, file_dtype: str) -> np.ndarray:
     ``ReadableAudioFile`` and written again at the same bit depth is bit-identical (for 24-bit, where
     float32 cannot hold ``k / M`` exactly, the neighbour whose float32 value matches is chosen).
     """
-    full, container, shift = _QUANTIZE[file_dtype]
-    if file_dtype in ("int8", "int16"):
-        scaled = np.multiply(data, np.float32(full))  # float32 is exact enough below 2**15
-    else:
-        scaled = np.multiply(data, float(full), dtype=np.float64)
+    full, container, shift = QUANTIZE[file_dtype]
+    scaled = np.multiply(data, float(full), dtype=np.float64)  # as the kernel in _pcm_kernels does
     np.rint(scaled, out=scaled)
     low, high = (-full, full - 1) if file_dtype == "int32" else (-full - 1, full)
     np.clip(scaled, low, high, out=scaled)
@@ -573,8 +570,9 @@ def quantize(data: np.ndarray, file_dtype: str) -> np.ndarray:
     ints = scaled.astype(container)
     if file_dtype == "int24":
         scale = np.float32(1.0 / full)
-        flat = ints.reshape(-1)
-        wanted = data.reshape(-1)
+        order = "F" if ints.flags.f_contiguous and not ints.flags.c_contiguous else "C"
+        flat = ints.reshape(-1, order=order)  # views (same memory order as data)
+        wanted = data.reshape(-1, order=order)
         miss = np.flatnonzero(flat.astype(np.float32) * scale != wanted)
         if miss.size:
             back = flat[miss].astype(np.float32) * scale
