@@ -1,0 +1,50 @@
+"""Long FLAC reads from a path are decoded by two threads (two libsndfile handles, halves of the range): the
+samples, the position afterwards and the errors are those of one linear decode."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from stompbox.io import AudioFile, CorruptAudioError, backends
+
+SR = 44100
+
+
+@pytest.fixture
+def flac(tmp_path):
+    x = np.random.default_rng(9).uniform(-0.9, 0.9, (50000, 2))
+    path = tmp_path / "x.flac"
+    sf.write(path, x, SR, subtype="PCM_24")
+    return str(path)
+
+
+def linear(path: str, monkeypatch) -> np.ndarray:
+    monkeypatch.setattr(backends, "PARALLEL_FRAMES", 1 << 40)
+    with AudioFile(path) as f:
+        return f.read(f.frames)
+
+
+def test_split_reads_equal_a_linear_decode(flac, monkeypatch):
+    expected = linear(flac, monkeypatch)
+    monkeypatch.setattr(backends, "PARALLEL_FRAMES", 1000)
+    with AudioFile(flac) as f:
+        np.testing.assert_array_equal(f.read(f.frames + 500), expected)  # past the end: just the file
+        assert f.tell() == 50000 and f.read(10).shape == (2, 0)
+        for start, count in [(0, 1000), (1, 49999), (12345, 20000), (40000, 30000), (49000, 1000)]:
+            f.seek(start)
+            got = f.read(count)
+            np.testing.assert_array_equal(got, expected[:, start : start + count])
+            assert f.tell() == min(50000, start + count)
+            np.testing.assert_array_equal(f.read(100), expected[:, start + count : start + count + 100])
+
+
+def test_a_truncated_flac_still_raises(flac, monkeypatch, tmp_path):
+    data = open(flac, "rb").read()
+    cut = tmp_path / "cut.flac"
+    cut.write_bytes(data[: len(data) * 2 // 3])
+    monkeypatch.setattr(backends, "PARALLEL_FRAMES", 1000)
+    with AudioFile(cut) as f:
+        with pytest.raises(CorruptAudioError):
+            f.read(f.frames)
