@@ -44,7 +44,7 @@ READ_SCALE = {
 }
 SEEK_PREROLL = 8192
 READ_STEP = 16384  # frames libsndfile decodes per step of a large read
-PARALLEL_FRAMES = 1 << 19  # a FLAC read (from a path) at least this long is decoded by two threads
+PARALLEL_FRAMES = 1 << 19  # a FLAC/Vorbis/Opus read (from a path) at least this long is decoded by two threads
 #: FFmpeg codecs whose seeks decode linearly (on from here, or from the start) when the target is at most this
 #: many seconds ahead or from the start: their decoders carry state from the start of the stream.
 LINEAR_SEEK_SECONDS = {"AAC": 60.0}
@@ -101,6 +101,7 @@ class SoundfileDecoder(Decoder):
         # like the end of the file): the trap keeps the first one, and it is raised from here.
         self._trap = _WriteErrorTrap(source) if not isinstance(source, str) else None
         self._path = source if isinstance(source, str) else None
+        self._origin = source.tell() if self._trap is not None else 0  # where the file-like's audio data starts
         try:
             self._file = sf.SoundFile(self._trap if self._trap is not None else source, "r")
         except (sf.LibsndfileError, RuntimeError, TypeError) as exc:
@@ -121,6 +122,8 @@ class SoundfileDecoder(Decoder):
         if self.format_name == "MP3":
             self.exact = self._mp3_tagged(source)
         self._compressed = self.format_name in ("MP3", "OGG") or self.subtype in ("VORBIS", "OPUS", "MPEG_LAYER_III")
+        # Long reads from a path decode in two threads where the decoder is the bottleneck (MP3 is fast enough).
+        self._parallel = self.format_name == "FLAC" or self.subtype in ("VORBIS", "OPUS")
         if self.num_channels < 1 or self.samplerate <= 0:
             self._file.close()
             raise CorruptAudioError(
@@ -200,7 +203,7 @@ class SoundfileDecoder(Decoder):
         container = INT_READ_DTYPE.get(self.file_dtype, "float32")
         scale = READ_SCALE.get(self.file_dtype)
         remaining = self.frames - self.position
-        if self._path is not None and self.format_name == "FLAC" and min(n, remaining) >= PARALLEL_FRAMES:
+        if self._path is not None and self._parallel and self.exact and min(n, remaining) >= PARALLEL_FRAMES:
             return self._read_in_two_threads(n, container, scale)
         # read(len + 1000) must not allocate for the frames that are not there: size the result by the length
         # (plus a step, should the header understate it), and grow it in the rare case that more comes.
@@ -223,8 +226,9 @@ class SoundfileDecoder(Decoder):
         return out if done == out.shape[1] else out[:, :done].copy()
 
     def _read_in_two_threads(self, n: int, container: str, scale: Any) -> np.ndarray:
-        """A long FLAC read split in two: a second handle decodes the first half while this one decodes the
-        second (FLAC frames are independent and its seeks exact; libsndfile releases the GIL)."""
+        """A long read split in two: a second handle decodes the first half while this one decodes the second
+        (libsndfile releases the GIL). Both halves start as :meth:`seek` does (Vorbis/Opus from a pre-roll), so
+        the samples are a linear decode's."""
         start = self.position
         total = min(n, self.frames - start)
         middle = start + total // 2
@@ -240,7 +244,13 @@ class SoundfileDecoder(Decoder):
         def first_half() -> None:
             try:
                 with self._sf.SoundFile(self._path, "r") as other:
-                    other.seek(start)
+                    at = start if not self._compressed else max(0, start - SEEK_PREROLL)
+                    other.seek(at)
+                    while at < start:  # the same pre-roll as seek(): exactly a linear decode's samples
+                        skipped = self._read_frames(min(READ_STEP, start - at), container, other).shape[0]
+                        if skipped == 0:
+                            raise CorruptAudioError("Could not decode audio data: the file changed while reading.")
+                        at += skipped
                     done = 0
                     while done < middle - start:
                         raw = self._read_frames(min(READ_STEP, middle - start - done), container, other)
@@ -254,8 +264,7 @@ class SoundfileDecoder(Decoder):
         helper = threading.Thread(target=first_half, name="stompbox-flac-decode", daemon=True)
         helper.start()
         try:
-            self._file.seek(middle)
-            self.position = middle
+            self.seek(middle)
             done = middle - start
             while done < total:
                 want = min(READ_STEP, total - done)
@@ -295,9 +304,14 @@ class SoundfileDecoder(Decoder):
                 self._file.seek(frame)
                 self.position = frame
                 return
+            # libsndfile's Vorbis/MP3 seeks depend on what the handle decoded before (after a short read near
+            # the start, a later seek landed 448 frames early): seek from a fresh handle, from a pre-roll.
             start = max(0, frame - SEEK_PREROLL)
-            self._file.seek(start)
-            self.position = start
+            if frame < self.position or frame > self.position + SEEK_PREROLL:
+                self._reopen()
+                if start:
+                    self._file.seek(start)
+                self.position = start
             while self.position < frame:
                 chunk = self._read(min(frame - self.position, 65536), "float32")
                 if chunk.shape[0] == 0:
@@ -306,6 +320,14 @@ class SoundfileDecoder(Decoder):
             self._check_source()
             raise CorruptAudioError(f"Could not seek in the audio data: {exc}") from exc
         self._check_source()
+
+    def _reopen(self) -> None:
+        """A new libsndfile handle on the same source, at frame 0."""
+        self._file.close()
+        if self._trap is not None:
+            self._trap._file.seek(self._origin)
+        self._file = self._sf.SoundFile(self._trap if self._trap is not None else self._path, "r")
+        self.position = 0
 
     def close(self) -> None:
         self._file.close()
