@@ -304,13 +304,19 @@ class SoundfileDecoder(Decoder):
                 self._file.seek(frame)
                 self.position = frame
                 return
-            # libsndfile's Vorbis/MP3 seeks depend on what the handle decoded before (after a short read near
-            # the start, a later seek landed 448 frames early): seek from a fresh handle, from a pre-roll.
+            # libsndfile's Vorbis seeks depend on what the handle decoded before (after a short read near the
+            # start, a later seek landed 448 frames early, pre-roll or not): Vorbis seeks from a fresh handle.
+            # All compressed formats seek to a pre-roll before the target and decode up to it.
             start = max(0, frame - SEEK_PREROLL)
-            if frame < self.position or frame > self.position + SEEK_PREROLL:
+            if self.position <= frame <= self.position + SEEK_PREROLL:
+                pass  # close ahead: decode on
+            elif self.subtype == "VORBIS":
                 self._reopen()
                 if start:
                     self._file.seek(start)
+                self.position = start
+            else:
+                self._file.seek(start)
                 self.position = start
             while self.position < frame:
                 chunk = self._read(min(frame - self.position, 65536), "float32")
