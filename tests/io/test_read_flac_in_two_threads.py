@@ -58,3 +58,29 @@ def test_a_truncated_flac_still_raises(monkeypatch, tmp_path):
     with AudioFile(cut) as f:
         with pytest.raises(CorruptAudioError):
             f.read(f.frames)
+
+
+@pytest.mark.parametrize(("ext", "depth"), [("flac", 16), ("flac", 24), ("aiff", 24)])
+def test_small_reads_from_the_read_ahead_block_equal_a_linear_decode(tmp_path, ext, depth):
+    """Small sequential reads of exactly seekable formats come from a block decoded ahead; any mix of small and
+    large reads, raw reads and seeks gives a linear decode's samples and positions."""
+    x = np.random.default_rng(3).uniform(-0.9, 0.9, (2, 100000)).astype(np.float32)
+    data = AudioFile.encode(x, SR, ext, 2, bit_depth=depth)
+    path = tmp_path / f"x.{ext}"
+    path.write_bytes(data)
+    with AudioFile(path) as f:
+        expected = f.read(f.frames)
+        f.seek(0)
+        raw_expected = f.read_raw(f.frames)
+    rng = np.random.default_rng(4)
+    with AudioFile(path) as f:
+        for _ in range(1500):
+            if rng.random() < 0.2:
+                f.seek(int(rng.integers(0, 100000)))
+            start = f.tell()
+            count = int(rng.choice([rng.integers(1, 100), rng.integers(1, 40000), 70000]))
+            if rng.random() < 0.1:
+                np.testing.assert_array_equal(f.read_raw(count), raw_expected[:, start : start + count])
+            else:
+                np.testing.assert_array_equal(f.read(count), expected[:, start : start + count])
+            assert f.tell() == min(100000, start + count)

@@ -44,6 +44,7 @@ READ_SCALE = {
 }
 SEEK_PREROLL = 8192
 READ_STEP = 16384  # frames libsndfile decodes per step of a large read
+CACHE_FRAMES = 32768  # frames decoded ahead for small sequential reads (FLAC, AIFF, CAF...)
 PARALLEL_FRAMES = 1 << 19  # a FLAC/Vorbis/Opus read (from a path) at least this long is decoded by two threads
 #: FFmpeg codecs whose seeks decode linearly (on from here, or from the start) when the target is at most this
 #: many seconds ahead or from the start: their decoders carry state from the start of the stream.
@@ -122,6 +123,13 @@ class SoundfileDecoder(Decoder):
         if self.format_name == "MP3":
             self.exact = self._mp3_tagged(source)
         self._compressed = self.format_name in ("MP3", "OGG") or self.subtype in ("VORBIS", "OPUS", "MPEG_LAYER_III")
+        # Small sequential reads are served from a block decoded ahead (exactly seekable formats only: the
+        # handle goes back with a seek when a read leaves the block).
+        self._cacheable = not self._compressed
+        self._cache: np.ndarray | None = None
+        self._cache_start = 0
+        self._cache_eof = False
+        self._last_end = 0
         # Long reads from a path decode in two threads where the decoder is the bottleneck (MP3 is fast enough).
         self._parallel = self.format_name == "FLAC" or self.subtype in ("VORBIS", "OPUS")
         if self.num_channels < 1 or self.samplerate <= 0:
@@ -196,6 +204,36 @@ class SoundfileDecoder(Decoder):
         return data
 
     def read(self, n: int) -> np.ndarray:
+        cache = self._cache
+        if cache is not None:
+            offset = self.position - self._cache_start
+            if 0 <= offset <= cache.shape[1]:
+                take = min(n, cache.shape[1] - offset)
+                out = cache[:, offset : offset + take].copy()
+                self.position += take
+                if take == n or self._cache_eof:
+                    return out
+                self._cache = None  # consumed: the handle is where the cache ends, which is here
+                return np.concatenate([out, self.read(n - take)], axis=1)
+            self._sync()
+        if n < CACHE_FRAMES and self._cacheable and self.position == self._last_end:
+            start = self.position  # small sequential reads: decode ahead, serve slices
+            block = self._decode(CACHE_FRAMES)
+            self._cache, self._cache_start, self._cache_eof = block, start, block.shape[1] < CACHE_FRAMES
+            self.position = start
+            out = self.read(n)
+        else:
+            out = self._decode(n)
+        self._last_end = self.position
+        return out
+
+    def _sync(self) -> None:
+        """Drop the read-ahead cache and put the libsndfile handle back at ``position``."""
+        if self._cache is not None:
+            self._cache = None
+            self._file.seek(self.position)
+
+    def _decode(self, n: int) -> np.ndarray:
         # Integer PCM as pedalboard scales it: float32(k) * float32(1 / (2**(bits-1) - 1)). libsndfile gives
         # 8- and 24-bit samples in the top bits of int16/int32, so the scale is divided by that shift (a power
         # of two: the product rounds exactly as float32(k) * scale would). Large reads go through a small
@@ -283,12 +321,13 @@ class SoundfileDecoder(Decoder):
         if done < total:
             return out[:, :done].copy()
         if n > total:  # the caller asked past the declared end: anything more (or the end)
-            more = self.read(min(n - total, READ_STEP))
+            more = self._decode(min(n - total, READ_STEP))
             if more.shape[1]:
                 return np.concatenate([out, more], axis=1)
         return out
 
     def read_raw(self, n: int) -> np.ndarray:
+        self._sync()
         dtype = self.file_dtype
         if dtype == "int8":
             return np.ascontiguousarray((self._read(n, "int16").T >> 8).astype(np.int8))
@@ -299,6 +338,7 @@ class SoundfileDecoder(Decoder):
         return np.ascontiguousarray(self._read(n, "float32").T)
 
     def seek(self, frame: int) -> None:
+        self._cache = None
         try:
             if not self._compressed:
                 self._file.seek(frame)
