@@ -36,9 +36,7 @@ SR = 44100
 
 def make_chain(name: str) -> stompbox.Pedalboard:
     if name == "light":
-        return stompbox.Pedalboard(
-            [stompbox.Gain(gain_db=-3), stompbox.HighpassFilter(cutoff_frequency_hz=80)]
-        )
+        return stompbox.Pedalboard([stompbox.Gain(gain_db=-3), stompbox.HighpassFilter(cutoff_frequency_hz=80)])
     return stompbox.Pedalboard(
         [
             stompbox.Distortion(drive_db=25),
@@ -54,9 +52,7 @@ def make_files(folder: str, count: int, seconds: float) -> list[str]:
     rng = np.random.default_rng(0)
     for i in range(count):
         start = int(rng.integers(0, music.shape[1] - n)) if music.shape[1] > n else 0
-        piece = (
-            np.resize(music[:, start:], (2, n)) if music.shape[1] - start < n else music[:, start : start + n]
-        )
+        piece = np.resize(music[:, start:], (2, n)) if music.shape[1] - start < n else music[:, start : start + n]
         sf.write(os.path.join(folder, f"f{i:04d}.wav"), piece.T, SR, subtype="PCM_16")
     return find_audio_files(folder)
 

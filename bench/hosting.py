@@ -71,9 +71,7 @@ def main() -> None:
                 f"{call_s * 1e6:10.1f} {call_p * 1e6:10.1f}"
             )
         else:
-            print(
-                f"{name:10s} {seconds / whole_s:14.0f} {'-':>16s} {'-':>6s} {call_s * 1e6:10.1f} {'-':>10s}"
-            )
+            print(f"{name:10s} {seconds / whole_s:14.0f} {'-':>16s} {'-':>6s} {call_s * 1e6:10.1f} {'-':>10s}")
 
 
 if __name__ == "__main__":

@@ -78,9 +78,7 @@ def test_find_audio_files(folder):
 @pytest.mark.parametrize("kind", ["thread", "process"])
 def test_any_executor_and_a_bad_file_among_good_ones(folder, tmp_path, kind):
     out = tmp_path / "out"
-    pool = (
-        concurrent.futures.ThreadPoolExecutor if kind == "thread" else concurrent.futures.ProcessPoolExecutor
-    )
+    pool = concurrent.futures.ThreadPoolExecutor if kind == "thread" else concurrent.futures.ProcessPoolExecutor
     with pool(2) as executor:
         report = process_files(find_audio_files(folder), out, _chain(), executor, root=folder)
     assert [r.status for r in report.results].count("ok") == 6

@@ -149,9 +149,7 @@ def test_chain_file_then_command_line_effects_and_save_chain(song, tmp_path):
     chain = str(tmp_path / "chain.yaml")
     stompbox.Pedalboard([stompbox.Gain(gain_db=-6), stompbox.Delay(delay_seconds=0.02)]).save(chain)
     out, saved = str(tmp_path / "out.wav"), str(tmp_path / "all.json")
-    assert (
-        main(["render", song, out, "--chain", chain, "invert", "--save-chain", saved, "--tail", "auto"]) == 0
-    )
+    assert main(["render", song, out, "--chain", chain, "invert", "--save-chain", saved, "--tail", "auto"]) == 0
     board = stompbox.load_chain(saved)
     assert [type(p) for p in board] == [stompbox.Gain, stompbox.Delay, stompbox.Invert]
     y, _ = _read(out)

@@ -228,9 +228,7 @@ def process_file(
             raise ValueError(f"cannot write a fractional sample rate ({rate} Hz); give samplerate")
         bits = bit_depth or default_bit_depth(source.file_dtype, output_path)
         with atomic_output(output_path) as temporary:
-            with AudioFile(
-                temporary, "w", int(rate), reader.num_channels, bit_depth=bits, quality=quality
-            ) as out:
+            with AudioFile(temporary, "w", int(rate), reader.num_channels, bit_depth=bits, quality=quality) as out:
                 counts = stream_through(
                     plugin,
                     reader,
@@ -327,9 +325,7 @@ def _work(input_path: str, output_path: str, chain: dict[str, Any], options: dic
         os.makedirs(parent, exist_ok=True)
         frames_in, frames_out = process_file(input_path, output_path, chain, **options)
     except Exception as error:  # noqa: BLE001 - one bad file must not stop the batch
-        return FileResult(
-            input_path, output_path, "failed", _one_line(error), seconds=time.perf_counter() - start
-        )
+        return FileResult(input_path, output_path, "failed", _one_line(error), seconds=time.perf_counter() - start)
     return FileResult(input_path, output_path, "ok", None, frames_in, frames_out, time.perf_counter() - start)
 
 
@@ -342,9 +338,7 @@ def _outputs_for(
         for path in inputs:
             relative = os.path.relpath(path, root) if root is not None else os.path.basename(path)
             if extension:
-                relative = (
-                    os.path.splitext(relative)[0] + ("" if extension.startswith(".") else ".") + extension
-                )
+                relative = os.path.splitext(relative)[0] + ("" if extension.startswith(".") else ".") + extension
             outputs.append(os.path.join(folder, relative))
         seen: dict[str, str] = {}
         for src, out in zip(inputs, outputs, strict=True):
@@ -451,9 +445,7 @@ def process_files(
                 try:
                     results[i] = future.result()
                 except Exception as error:  # noqa: BLE001 - the worker itself died (e.g. a crashed process)
-                    results[i] = FileResult(
-                        sources[i], outputs[i], "failed", f"worker failed: {_one_line(error)}"
-                    )
+                    results[i] = FileResult(sources[i], outputs[i], "failed", f"worker failed: {_one_line(error)}")
                 if bar is not None:
                     bar.update(1)
     finally:

@@ -83,8 +83,7 @@ def start_pulse_server() -> PulseServer:
             f"--load=module-null-sink sink_name=b {spec} sink_properties=device.description=SinkB",
             f"--load=module-null-sink sink_name=long {spec} "
             f"sink_properties='device.description=\"{LONG_DESCRIPTION}\"'",
-            f"--load=module-null-sink sink_name=spk {spec} "
-            "sink_properties='device.description=\"Test Speaker\"'",
+            f"--load=module-null-sink sink_name=spk {spec} sink_properties='device.description=\"Test Speaker\"'",
             "--load=module-null-source source_name=mic description='Test Microphone'",
         ],
         env=env,

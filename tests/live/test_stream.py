@@ -176,9 +176,7 @@ def test_live_effects_gain_and_plugin_swap_while_running(pulse):
         source.start()
         # wait until the tone is flowing through the live stream
         deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and not (
-            recorder.chunks and np.abs(recorder.chunks[-1]).max() > 0.05
-        ):
+        while time.monotonic() < deadline and not (recorder.chunks and np.abs(recorder.chunks[-1]).max() > 0.05):
             time.sleep(0.02)
         time.sleep(1.0)
         swap_time = time.perf_counter()

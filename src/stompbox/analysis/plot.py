@@ -186,9 +186,7 @@ def plot_audio(
         spec.set_facecolor(mesh.cmap(0.0))  # beyond the end of a shorter signal: the colour of silence
         spec.set_yscale("log")
         spec.set_ylim(20.0, rate / 2)
-        spec.yaxis.set_major_formatter(
-            FuncFormatter(lambda v, _: f"{v / 1000:g}k" if v >= 1000 else f"{v:g}")
-        )
+        spec.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1000:g}k" if v >= 1000 else f"{v:g}"))
         spec.set_xlabel("time (s)")
         if col == 0:
             spec.set_ylabel("frequency (Hz)")

@@ -35,18 +35,12 @@ def register(sub: Any) -> None:
         action="store_true",
         help="use threads instead of processes (the DSP kernels release the GIL)",
     )
-    p.add_argument(
-        "--skip-existing", "--resume", action="store_true", help="leave files whose output already exists"
-    )
-    p.add_argument(
-        "--format", "-t", metavar="EXT", help="write outputs in this format (e.g. flac); default: as input"
-    )
+    p.add_argument("--skip-existing", "--resume", action="store_true", help="leave files whose output already exists")
+    p.add_argument("--format", "-t", metavar="EXT", help="write outputs in this format (e.g. flac); default: as input")
     p.add_argument("--tail", type=tail_value, default=0.0, metavar="SECONDS", help="let effects ring out")
     p.add_argument("--samplerate", "-r", type=_positive_rate, metavar="R", help="output sample rate in Hz")
     p.add_argument("--channels", "-c", type=_positive_int, metavar="N", help="output channel count")
-    p.add_argument(
-        "--bit-depth", "-b", type=int, choices=(8, 16, 24, 32), metavar="B", help="output bit depth"
-    )
+    p.add_argument("--bit-depth", "-b", type=int, choices=(8, 16, 24, 32), metavar="B", help="output bit depth")
     p.add_argument("--quality", "-q", metavar="Q", help="encoder quality")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no per-file lines")
     p.set_defaults(func=run)

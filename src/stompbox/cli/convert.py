@@ -24,9 +24,7 @@ def register(sub: Any) -> None:
             "With --example, IN is omitted and stompbox's own synthesised example clip is converted."
         ),
     )
-    p.add_argument(
-        "paths", nargs="+", metavar="PATH", help="input file and output file (OUT alone with --example)"
-    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="input file and output file (OUT alone with --example)")
     p.add_argument("--example", action="store_true", help="convert the built-in synthesised example clip")
     p.add_argument("--samplerate", "-r", type=_positive_rate, metavar="R", help="output sample rate in Hz")
     p.add_argument("--channels", "-c", type=_positive_int, metavar="N", help="output channel count")
@@ -138,9 +136,7 @@ def _write(reader: Any, out_path: str, rate: int, bit_depth: int, quality: str |
     if show_progress(quiet, reader.duration):
         from tqdm import tqdm
 
-        bar = tqdm(
-            total=reader.frames, unit="frames", unit_scale=True, desc=os.path.basename(out_path), leave=False
-        )
+        bar = tqdm(total=reader.frames, unit="frames", unit_scale=True, desc=os.path.basename(out_path), leave=False)
     try:
         with out:
             while True:

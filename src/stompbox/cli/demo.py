@@ -45,13 +45,9 @@ def register(sub: Any) -> None:
             "demo.png (before/after; needs matplotlib) into OUT_DIR."
         ),
     )
-    p.add_argument(
-        "out_dir", nargs="?", default=".", metavar="OUT_DIR", help="folder to write into (default: .)"
-    )
+    p.add_argument("out_dir", nargs="?", default=".", metavar="OUT_DIR", help="folder to write into (default: .)")
     p.add_argument("--seconds", type=float, default=8.0, metavar="S", help="length of the riff (default 8)")
-    p.add_argument(
-        "--samplerate", "-r", type=int, default=44100, metavar="R", help="sample rate (default 44100)"
-    )
+    p.add_argument("--samplerate", "-r", type=int, default=44100, metavar="R", help="sample rate (default 44100)")
     p.add_argument("--no-plot", action="store_true", help="skip the picture")
     p.set_defaults(func=run)
 
@@ -118,9 +114,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {name}")
     if note:
         print(note)
-    print(
-        f"render your own file the same way: stompbox render IN.wav OUT.wav --chain {path('demo_chain.json')}"
-    )
+    print(f"render your own file the same way: stompbox render IN.wav OUT.wav --chain {path('demo_chain.json')}")
     return 0
 
 

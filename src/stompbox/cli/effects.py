@@ -68,9 +68,7 @@ def describe_effects(names: list[str] | None = None) -> list[dict[str, Any]]:
             params.append(entry)
         for name, arg in _constructor_extras(cls).items():
             required = arg.default is inspect.Parameter.empty
-            annotation = (
-                arg.annotation if isinstance(arg.annotation, str) else getattr(arg.annotation, "__name__", "")
-            )
+            annotation = arg.annotation if isinstance(arg.annotation, str) else getattr(arg.annotation, "__name__", "")
             params.append(
                 {
                     "name": name,

@@ -34,7 +34,13 @@ _FALSE = {"false", "no", "off", "0"}
 
 
 class GrammarError(ValueError):
-    """A command-line effect description that does not make a valid chain (a usage error, exit status 2)."""
+    """A command-line effect description that does not make a valid chain (a usage error, exit status 2).
+
+    The message is always one line: control characters echoed from a token are shown escaped.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__("".join(c if c.isprintable() else repr(c)[1:-1] for c in str(message)))
 
 
 def builtin_effects() -> dict[str, type[Plugin]]:
@@ -122,9 +128,7 @@ def parse_value(cls: type[Plugin], name: str, text: str) -> Any:
         number = float(text)
     except ValueError:
         unit = f" in {param.unit}" if param.unit else ""
-        raise GrammarError(
-            f"{where} must be a number{unit} (got {text!r}); valid range {param.range_text()}"
-        ) from None
+        raise GrammarError(f"{where} must be a number{unit} (got {text!r}); valid range {param.range_text()}") from None
     if kind is int and number.is_integer():
         return int(number)
     return number
@@ -156,9 +160,7 @@ def _build(cls: type[Plugin], args: list[tuple[str, str]]) -> Plugin:
             hint = f" (did you mean {close[0]}?)" if close else ""
             if not valid:
                 raise GrammarError(f"{cls.__name__} takes no parameters (got {name!r})")
-            raise GrammarError(
-                f"{cls.__name__} has no parameter {name!r}{hint}; valid parameters: {', '.join(valid)}"
-            )
+            raise GrammarError(f"{cls.__name__} has no parameter {name!r}{hint}; valid parameters: {', '.join(valid)}")
         if name in kwargs:
             raise GrammarError(f"{cls.__name__}: parameter {name!r} given twice")
         kwargs[name] = parse_value(cls, name, text)
@@ -166,9 +168,7 @@ def _build(cls: type[Plugin], args: list[tuple[str, str]]) -> Plugin:
         return cls(**kwargs)
     except TypeError as error:
         missing = [
-            n
-            for n, p in _constructor_extras(cls).items()
-            if p.default is inspect.Parameter.empty and n not in kwargs
+            n for n, p in _constructor_extras(cls).items() if p.default is inspect.Parameter.empty and n not in kwargs
         ]
         if missing:
             raise GrammarError(f"{cls.__name__} needs {missing[0]}=VALUE") from error

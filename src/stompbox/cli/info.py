@@ -20,9 +20,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "info",
         help="show format, codec, rate, channels, length, bit depth and peak of audio files",
-        description=(
-            "Show what audio files hold. The peak is measured by reading each file once, as a stream."
-        ),
+        description=("Show what audio files hold. The peak is measured by reading each file once, as a stream."),
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="audio files to inspect")
     p.add_argument("--json", action="store_true", help="print a JSON list of objects instead of text")

@@ -89,9 +89,7 @@ def run(args: argparse.Namespace) -> int:
         from ..render import render
 
         tail = args.tail if args.tail == "auto" else float(args.tail)
-        processed = render(
-            audio, rate, board, tail, max_tail_seconds=MAX_AUTO_TAIL_SECONDS, layout="channels-first"
-        )
+        processed = render(audio, rate, board, tail, max_tail_seconds=MAX_AUTO_TAIL_SECONDS, layout="channels-first")
     try:
         plot_audio(audio, rate, processed, path=out_path, title=args.title or os.path.basename(in_path))
     except ImportError as error:

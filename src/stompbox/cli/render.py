@@ -128,20 +128,14 @@ def register(sub: Any) -> None:
         metavar="EXT",
         help="output format when OUT is '-' (wav, flac, ogg, mp3, ...; default wav)",
     )
-    p.add_argument(
-        "--input-format", metavar="EXT", help="format of standard input when IN is '-' (default: sniffed)"
-    )
-    p.add_argument(
-        "--save-chain", metavar="FILE", help="also write the assembled chain to FILE (.json/.yaml)"
-    )
+    p.add_argument("--input-format", metavar="EXT", help="format of standard input when IN is '-' (default: sniffed)")
+    p.add_argument("--save-chain", metavar="FILE", help="also write the assembled chain to FILE (.json/.yaml)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
 
 def add_chain_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--chain", metavar="FILE", help="a saved chain (JSON/YAML); command-line effects come after it"
-    )
+    p.add_argument("--chain", metavar="FILE", help="a saved chain (JSON/YAML); command-line effects come after it")
 
 
 def build_chain(chain_file: str | None, tokens: list[str]) -> Any:

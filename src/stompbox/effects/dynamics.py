@@ -132,7 +132,8 @@ def _apply_gain(block: np.ndarray, ratio: np.ndarray, count: int, exponent: floa
         np.fmax(ratio, np.float32(1.0), out=ratio)  # fmax: 0 * inf (zero threshold, silent input) counts as 1
     else:
         np.fmin(ratio, np.float32(1.0), out=ratio)
-    np.log(ratio, out=ratio)
+    with np.errstate(divide="ignore"):  # a ratio of 0 (subnormal input) gives log -inf, then gain 0 or inf: wanted
+        np.log(ratio, out=ratio)
     ratio *= np.float32(exponent)
     np.exp(ratio, out=ratio)
     block *= ratio

@@ -7,9 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 
-def read_midi_messages(
-    messages: Iterable[Any], duration: float, sample_rate: float
-) -> list[tuple[int, bytes]]:
+def read_midi_messages(messages: Iterable[Any], duration: float, sample_rate: float) -> list[tuple[int, bytes]]:
     """``(sample_index, midi_bytes)`` for each message, sorted by time (stable), dropping those after
     ``duration``.
 
@@ -36,9 +34,7 @@ def read_midi_messages(
             elif isinstance(raw, list | tuple) and all(isinstance(b, int) and 0 <= b < 256 for b in raw):
                 data = bytes(raw)
             else:
-                raise TypeError(
-                    f"Unable to read MIDI message data from {item!r}: expected bytes or a list of ints."
-                )
+                raise TypeError(f"Unable to read MIDI message data from {item!r}: expected bytes or a list of ints.")
             try:
                 seconds = float(seconds)
             except (TypeError, ValueError):

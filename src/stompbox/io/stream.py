@@ -243,9 +243,7 @@ class AudioStream(metaclass=_StreamMeta):
             raise ValueError("num_input_channels and num_output_channels must be at least 1.")
         if buffer_size is not None and not (16 <= int(buffer_size) <= 65536):
             raise ValueError(f"buffer_size must be between 16 and 65536 frames (got {buffer_size}).")
-        if sample_rate is not None and not (
-            math.isfinite(float(sample_rate)) and 1000 <= sample_rate <= 384000
-        ):
+        if sample_rate is not None and not (math.isfinite(float(sample_rate)) and 1000 <= sample_rate <= 384000):
             raise ValueError(f"sample_rate must be between 1000 and 384000 Hz (got {sample_rate}).")
         inputs, outputs = _ma.list_devices()
         self._input_info = _find(inputs, input_device_name) if input_device_name is not None else None
@@ -352,9 +350,7 @@ class AudioStream(metaclass=_StreamMeta):
     # ------------------------------------------------------------------ the audio thread
     def _on_device_stop(self) -> None:
         if self._error is None:
-            self._error = AudioDeviceError(
-                "The audio device stopped (it was disconnected or its server exited)."
-            )
+            self._error = AudioDeviceError("The audio device stopped (it was disconnected or its server exited).")
         self._wake.set()
 
     def _callback(self, out_ptr: Any, in_ptr: Any, frames: int) -> None:
@@ -437,9 +433,7 @@ class AudioStream(metaclass=_StreamMeta):
                 )
         if self._error is not None:
             error = self._error
-            self._stop(
-                timeout=0.25
-            )  # a dead server can keep the backend's uninit waiting: do not wait for it
+            self._stop(timeout=0.25)  # a dead server can keep the backend's uninit waiting: do not wait for it
             if isinstance(error, AudioDeviceError):
                 raise AudioDeviceError(str(error)) from None
             raise AudioDeviceError(f"The audio stream stopped: {error!r}") from error
@@ -565,9 +559,7 @@ class AudioStream(metaclass=_StreamMeta):
     @staticmethod
     def play(audio: np.ndarray, sample_rate: float, output_device_name: str | None = None) -> None:
         """Play ``audio`` (1-D, or 2-D in either layout) on an output device and return when it has played."""
-        name = (
-            output_device_name if output_device_name is not None else AudioStream.default_output_device_name
-        )
+        name = output_device_name if output_device_name is not None else AudioStream.default_output_device_name
         if name is None:
             raise RuntimeError("No audio output device is available.")
         array = np.asarray(audio)
@@ -600,9 +592,7 @@ class AudioStream(metaclass=_StreamMeta):
         elif isinstance(value, list | tuple):
             value = Pedalboard(list(value))
         elif not isinstance(value, Plugin):
-            raise TypeError(
-                f"plugins must be a stompbox Pedalboard/Chain or Plugin, not {type(value).__name__}."
-            )
+            raise TypeError(f"plugins must be a stompbox Pedalboard/Chain or Plugin, not {type(value).__name__}.")
         value._locked_tree()  # raises on a plugin used twice
         if value is not self._plugins and getattr(self, "_device", None) is not None:
             self._prepare_board(value)
@@ -613,9 +603,7 @@ class AudioStream(metaclass=_StreamMeta):
         if board is None or (hasattr(board, "__len__") and len(board) == 0):
             return
         channels = self._scratch_channels
-        board.process(
-            np.zeros((channels, 0), np.float32), self._sample_rate, reset=False, layout="channels-first"
-        )
+        board.process(np.zeros((channels, 0), np.float32), self._sample_rate, reset=False, layout="channels-first")
 
     @property
     def sample_rate(self) -> float:

@@ -172,9 +172,7 @@ class AttributeList(PyComObject):
         return abi.K_RESULT_OK
 
     def setBinary(self, key: bytes, data: int, size: int) -> int:  # noqa: N802
-        self.values[key] = ctypes.create_string_buffer(
-            ctypes.string_at(data, size) if size else b"", max(size, 1)
-        )
+        self.values[key] = ctypes.create_string_buffer(ctypes.string_at(data, size) if size else b"", max(size, 1))
         self.values[key + b"\0size"] = size
         return abi.K_RESULT_OK
 

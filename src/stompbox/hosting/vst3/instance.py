@@ -93,9 +93,7 @@ class Vst3Instance:
 
         component = module.create(info.cid, abi.ICOMPONENT_IID, "IComponent")
         if component is None:
-            raise PluginLoadError(
-                f"Unable to load plugin {module.path}: the factory could not create {info.name!r}."
-            )
+            raise PluginLoadError(f"Unable to load plugin {module.path}: the factory could not create {info.name!r}.")
         self.component = component
         if component.initialize(self.host.ptr) != abi.K_RESULT_OK:
             component.release()
@@ -103,9 +101,7 @@ class Vst3Instance:
         processor = component.query(abi.IAUDIOPROCESSOR_IID, "IAudioProcessor")
         if processor is None:
             self._terminate_component()
-            raise PluginLoadError(
-                f"Unable to load plugin {module.path}: {info.name!r} is not an audio processor."
-            )
+            raise PluginLoadError(f"Unable to load plugin {module.path}: {info.name!r} is not an audio processor.")
         self.processor = processor
         self._init_controller()
         self.buses = self._read_buses()
@@ -285,9 +281,7 @@ class Vst3Instance:
             # some plugins refuse offline mode: try realtime
             setup.processMode = abi.K_REALTIME
             if self.processor.setupProcessing(byref(setup)) != abi.K_RESULT_OK:
-                raise ValueError(
-                    f"Plugin '{self.info.name}' refused sample rate {sample_rate} / block {max_block}."
-                )
+                raise ValueError(f"Plugin '{self.info.name}' refused sample rate {sample_rate} / block {max_block}.")
         self._mode = setup.processMode
         self.component.setActive(1)
         self.active = True

@@ -49,18 +49,14 @@ def binary_path(path: str | os.PathLike[str]) -> Path:
     """The shared object inside a ``.vst3`` bundle (or the path itself when it is a file)."""
     p = Path(path)
     if not p.exists():
-        raise PluginLoadError(
-            f"Unable to load plugin {os.fspath(path)}: unsupported plugin format or load failure."
-        )
+        raise PluginLoadError(f"Unable to load plugin {os.fspath(path)}: unsupported plugin format or load failure.")
     if p.is_file():
         return p
     contents = p / "Contents"
     preferred = contents / _arch_folder() / (p.stem + ".so")
     if preferred.is_file():
         return preferred
-    candidates = (
-        sorted((contents / _arch_folder()).glob("*.so")) if (contents / _arch_folder()).is_dir() else []
-    )
+    candidates = sorted((contents / _arch_folder()).glob("*.so")) if (contents / _arch_folder()).is_dir() else []
     if candidates:
         return candidates[0]
     raise PluginLoadError(
@@ -148,9 +144,7 @@ class Vst3Module:
         out = ctypes.c_void_p()
         cid_buf = ctypes.create_string_buffer(cid, 16)
         iid_buf = ctypes.create_string_buffer(iid_bytes, 16)
-        result = self.factory.createInstance(
-            ctypes.addressof(cid_buf), ctypes.addressof(iid_buf), ctypes.byref(out)
-        )
+        result = self.factory.createInstance(ctypes.addressof(cid_buf), ctypes.addressof(iid_buf), ctypes.byref(out))
         if result != abi.K_RESULT_OK or not out.value:
             return None
         return abi.ComPtr(out.value, interface)

@@ -33,9 +33,7 @@ def installed_vst3_plugins() -> list[str]:
     for folder in SEARCH_PATHS:
         root = Path(os.path.expanduser(folder))
         if root.is_dir():
-            found += sorted(
-                str(p) for p in root.rglob("*.vst3") if not any(q.suffix == ".vst3" for q in p.parents)
-            )
+            found += sorted(str(p) for p in root.rglob("*.vst3") if not any(q.suffix == ".vst3" for q in p.parents))
     return found
 
 
@@ -105,8 +103,7 @@ class VST3Plugin(ExternalPlugin):
             if not matches:
                 names = "\n".join(f'\t"{c.name}"' for c in classes)
                 raise ValueError(
-                    f'Plugin file {path} does not contain a plugin named "{plugin_name}". '
-                    f"Valid names:\n{names}"
+                    f'Plugin file {path} does not contain a plugin named "{plugin_name}". Valid names:\n{names}'
                 )
             info = matches[0]
         self._path = path
@@ -268,8 +265,7 @@ class VST3Plugin(ExternalPlugin):
             return super().process(input_array, *args, **kwargs)
         if not self._is_instrument:
             raise ValueError(
-                f"Plugin '{self.name}' is an audio effect: pass an audio array and a sample rate, not MIDI "
-                "messages."
+                f"Plugin '{self.name}' is an audio effect: pass an audio array and a sample rate, not MIDI messages."
             )
         return self._render_midi(input_array, *args, **kwargs)
 
@@ -311,9 +307,7 @@ class VST3Plugin(ExternalPlugin):
     def raw_state(self) -> bytes:
         """The plugin's state as bytes (component and controller state, in pedalboard's container)."""
         with self._lock:
-            return state.pack_raw_state(
-                self._instance.get_component_state(), self._instance.get_controller_state()
-            )
+            return state.pack_raw_state(self._instance.get_component_state(), self._instance.get_controller_state())
 
     @raw_state.setter
     def raw_state(self, value: bytes) -> None:
@@ -331,9 +325,7 @@ class VST3Plugin(ExternalPlugin):
         """The plugin's state in ``.vstpreset`` format (bytes starting with ``b"VST3"``); settable."""
         with self._lock:
             inst = self._instance
-            return state.pack_preset(
-                self._class_info.cid, inst.get_component_state(), inst.get_controller_state()
-            )
+            return state.pack_preset(self._class_info.cid, inst.get_component_state(), inst.get_controller_state())
 
     @preset_data.setter
     def preset_data(self, value: bytes) -> None:

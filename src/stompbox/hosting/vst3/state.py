@@ -82,9 +82,7 @@ def pack_preset(class_id: bytes, component: bytes, controller: bytes) -> bytes:
         offset += len(data)
     listing = b"List" + struct.pack("<i", len(entries))
     listing += b"".join(cid + struct.pack("<qq", off, size) for cid, off, size in entries)
-    header = (
-        b"VST3" + struct.pack("<i", 1) + class_id.hex().upper().encode("ascii") + struct.pack("<q", offset)
-    )
+    header = b"VST3" + struct.pack("<i", 1) + class_id.hex().upper().encode("ascii") + struct.pack("<q", offset)
     return header + body + listing
 
 
