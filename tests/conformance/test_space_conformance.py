@@ -55,7 +55,7 @@ def decaying_ir(seconds: float, channels: int, seed: int = 5) -> np.ndarray:
     return (rng.standard_normal((channels, n)) * np.exp(-np.arange(n) / n * 6)).astype(np.float32)
 
 
-IRS = [(0.001, 1), (0.3, 1), (0.3, 2), (1.0, 2)]
+IRS = [(0.001, 1), (0.3, 1), (0.3, 2), (1.0, 2), (4.0, 2)]  # 4 s: the two-level (long tail) path
 
 
 @pytest.mark.parametrize("mix", [1.0, 0.4])

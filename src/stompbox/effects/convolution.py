@@ -1,11 +1,13 @@
-"""Convolution with an impulse response: uniformly partitioned FFT convolution, streaming with zero latency.
+"""Convolution with an impulse response: partitioned FFT convolution, streaming with zero latency.
 
 The impulse response (IR) is cut into partitions of ``B`` samples whose spectra (FFT size ``2B``) are kept;
 the input is transformed in overlapping windows of ``2B`` samples (overlap-save) and multiplied with the IR
 spectra through a frequency-domain delay line. Whole partitions are transformed in batches; a block that ends
 inside a partition is completed immediately (the part of the IR's first partition by direct convolution for
 short pieces, by a zero-padded FFT for longer ones), so there is no latency and the output does not depend on
-the block size beyond rounding.
+the block size beyond rounding. A long IR's tail (after its first ``8B`` samples) uses partitions eight times
+longer, computed once per whole ``8B``-sample input block (two-level non-uniform partitioning, after Gardner
+1995): far fewer spectra to multiply per sample for reverb-length IRs.
 """
 
 from __future__ import annotations
@@ -88,6 +90,67 @@ def _direct_head(out, window, start, n, h0):  # pragma: no cover - compiled
             for k in range(kmax):
                 acc += h0[c, k] * window[c, t - k]
             out[c, i] += acc
+
+
+#: a long IR is split: its first ``_TAIL_RATIO * B`` samples use partitions of ``B`` samples, the rest (the tail)
+#: partitions ``_TAIL_RATIO`` times longer (fewer spectra to multiply per sample; still no latency, see _TailPart)
+_TAIL_RATIO = 8
+#: ... when the tail holds more than this many of those long partitions
+_TAIL_MIN_PARTS = 4
+
+
+def _partition_spectra(rows: np.ndarray, size: int) -> np.ndarray:
+    """Spectra ``(P, C, size + 1)`` (FFT size ``2 * size``) of ``rows`` ``(C, L)`` cut into ``size``-sample parts."""
+    channels, length = rows.shape
+    parts = max(1, -(-length // size))
+    padded = np.zeros((channels, parts * size), np.float64)
+    padded[:, :length] = rows
+    chunks = padded.reshape(channels, parts, size).transpose(1, 0, 2)
+    return np.ascontiguousarray(np.fft.rfft(chunks, 2 * size, axis=-1).astype(np.complex64))
+
+
+class _TailPart:
+    """The IR's tail ``h[D:]`` (``D`` = the partition size ``S`` here), convolved in whole ``S``-sample blocks.
+
+    Input block ``j`` (stream samples ``[jS, (j + 1)S)``) is complete when its last sample arrives; its
+    convolution with the tail, delayed by ``D = S``, is first needed for output sample ``(j + 1)S``: so the
+    tail adds no latency, and its output does not depend on how the stream is cut into blocks.
+    """
+
+    def __init__(self, tail: np.ndarray, size: int) -> None:
+        self.size = size
+        self.spectra = _partition_spectra(tail, size)
+        parts, channels, bins = self.spectra.shape
+        self.history = np.zeros((parts, channels, bins), np.complex64)
+        self.acc = np.zeros((1, channels, bins), np.complex64)
+        self.window = np.zeros((channels, 2 * size), np.float32)  # previous block + current block
+        self.out = np.zeros((channels, size), np.float32)  # the tail's output for the current block
+        self.reset()
+
+    def reset(self) -> None:
+        self.history[:] = 0
+        self.hist_pos = 0
+        self.window[:] = 0.0
+        self.out[:] = 0.0
+        self.pos = 0
+
+    def process(self, wet: np.ndarray, x: np.ndarray) -> None:
+        """Add the tail's output for input ``x`` ``(C, n)`` to ``wet``."""
+        S, n, done = self.size, x.shape[1], 0
+        while done < n:
+            m = min(n - done, S - self.pos)
+            wet[:, done : done + m] += self.out[:, self.pos : self.pos + m]
+            self.window[:, S + self.pos : S + self.pos + m] = x[:, done : done + m]
+            self.pos += m
+            done += m
+            if self.pos == S:
+                spectrum = np.fft.rfft(self.window, axis=-1).astype(np.complex64)[np.newaxis]
+                _spectral_sum(self.acc, spectrum, self.history, self.hist_pos, self.spectra, 0)
+                self.out[:] = np.fft.irfft(self.acc[0], 2 * S, axis=-1)[:, S:]
+                self.hist_pos = (self.hist_pos + 1) % self.history.shape[0]
+                self.history[self.hist_pos] = spectrum[0]
+                self.window[:, :S] = self.window[:, S:]
+                self.pos = 0
 
 
 class Convolution(Plugin):
@@ -207,12 +270,16 @@ class Convolution(Plugin):
         rows = ir[np.arange(num_channels) % ir.shape[0]]  # the IR channel each input channel uses
         length = rows.shape[1]
         size = 1 << max(6, min(11, (length - 1).bit_length()))
+        head = _TAIL_RATIO * size  # IR samples the small partitions cover when a long IR has a tail part
+        # the tail's bigger FFTs pay off only over several tail partitions (measured: a 1 s IR is faster without)
+        long_ir = length > head + _TAIL_MIN_PARTS * head
+        self._tail_part = _TailPart(rows[:, head:], head) if long_ir else None
+        if self._tail_part is not None:
+            rows, length = rows[:, :head], head
         parts = -(-length // size)
-        padded = np.zeros((num_channels, parts * size), np.float64)
-        padded[:, :length] = rows
-        chunks = padded.reshape(num_channels, parts, size).transpose(1, 0, 2)
-        self._spectra = np.ascontiguousarray(np.fft.rfft(chunks, 2 * size, axis=-1).astype(np.complex64))
-        self._h0 = np.ascontiguousarray(padded[:, :size].astype(np.float32))
+        self._spectra = _partition_spectra(rows, size)
+        self._h0 = np.zeros((num_channels, size), np.float32)
+        self._h0[:, : min(size, length)] = rows[:, :size]
         self._B = size
         self._P = parts
         self._channels = num_channels
@@ -229,6 +296,8 @@ class Convolution(Plugin):
         self._window[:] = 0.0
         self._pos = 0  # samples of the current partition already seen
         self._tail: np.ndarray | None = None  # the older partitions' share of the current partition's output
+        if self._tail_part is not None:
+            self._tail_part.reset()
 
     def _update(self) -> None:
         mix = np.float32(self.mix)
@@ -312,6 +381,8 @@ class Convolution(Plugin):
             done += whole
         if done < n:
             self._partial(wet[:, done:], block[:, done:])
+        if self._tail_part is not None:
+            self._tail_part.process(wet, block)
         dry_gain, wet_gain = self._mix_values
         if dry_gain == 0.0:
             if wet_gain == 1.0:
