@@ -43,3 +43,19 @@ def test_grammar_errors_are_one_line_for_names_with_newlines() -> None:
         parse_effects(["Bitcrush", "!\n[=", "Bitcrush"])  # found by fuzz/fuzz_grammar.py
     assert "\n" not in str(info.value)
     assert "!\\n[" in str(info.value)  # the token is still shown, escaped
+
+
+def test_absurd_brickwall_release_and_ceiling_do_not_overflow() -> None:
+    """Found by fuzz/fuzz_grammar.py: release_ms=1e39 is inf in float32 and int(inf) raised OverflowError."""
+    import warnings
+
+    import numpy as np
+
+    from stompbox import BrickwallLimiter
+
+    x = np.full((2, 64), 0.5, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for kwargs in ({"release_ms": 1e39}, {"release_ms": 1e300}, {"ceiling_db": 1e30}):
+            out = BrickwallLimiter(**kwargs)(x, 44100)
+            np.testing.assert_array_equal(out, x)  # 0.5 is below every ceiling here: untouched

@@ -191,8 +191,11 @@ class BrickwallLimiter(Plugin):
 
     def _update(self) -> None:
         sr = self._sr
-        self._ceiling = float(np.float32(10.0) ** (np.float32(self.ceiling_db) / np.float32(20.0)))
-        release_samples = max(1, int(sr * float(np.float32(self.release_ms)) / 1000.0))
+        with np.errstate(over="ignore"):  # an absurd ceiling_db or release_ms rounds to inf in float32: allowed
+            self._ceiling = float(np.float32(10.0) ** (np.float32(self.ceiling_db) / np.float32(20.0)))
+            release_ms = float(np.float32(self.release_ms))
+        # releases beyond 2**40 samples (~800 years) are indistinguishable from no release
+        release_samples = max(1, int(min(sr * release_ms / 1000.0, 2.0**40)))
         self._release = float(np.exp(np.float32(-1.0) / np.float32(release_samples)))
         lookahead = max(1, int(sr * float(np.float32(self.lookahead_ms)) / 1000.0))
         true_peak = bool(self.true_peak)
