@@ -1,6 +1,7 @@
 """Fuzz the command line's effect grammar (``stompbox.cli.grammar.parse_effects``): every token list must give a
 ``Pedalboard`` or raise ``GrammarError`` (a ``ValueError`` with a one-line message); a board that was built must
-process a short block. Anything else is a finding.
+process a short block, or refuse the sample rate with a one-line ``ValueError`` (settings that depend on the rate,
+such as a Resample ratio, can only be checked there). Anything else is a finding.
 """
 
 from __future__ import annotations
@@ -68,7 +69,14 @@ def test_one_input(data: bytes) -> None:
         # one line, whatever the tokens hold (control characters are echoed escaped)
         assert "\n" not in str(exc), repr(str(exc))
         return
-    out = board.process(AUDIO, 44100, buffer_size=32)
+    try:
+        out = board.process(AUDIO, 44100, buffer_size=32)
+    except ValueError as exc:
+        # settings valid alone but not at this sample rate (e.g. a Resample ratio beyond 4096:1) are refused
+        # when the rate is known, with a one-line message
+        message = str(exc)
+        assert "\n" not in message and " Hz" in message, repr(message)
+        return
     assert out.dtype == np.float32 and out.shape == AUDIO.shape, out.shape
 
 

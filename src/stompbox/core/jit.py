@@ -63,6 +63,51 @@ def _guard() -> None:
             import numba
 
             numba.config.CACHE_DIR = cache_dir
+    _load_numba_target()
+
+
+def _load_numba_target() -> None:
+    """Load Numba's CPU typing and lowering registries now, while the first effect class is imported.
+
+    Numba does this once per process on the first call of any compiled function, even one whose machine code comes
+    from the on-disk cache, and it takes most of a second's quarter. Doing it when stompbox's kernels are defined
+    keeps that one-off cost out of the first ``process()`` call, which may sit in an audio callback or the first
+    request of a service. Its BLAS probe (``numba.np.arraymath`` imports ``scipy.linalg`` just to learn whether a
+    BLAS exists, another ~0.2 s) is answered by whether SciPy is installed at all: Numba's own ``ensure_blas()``
+    still runs, and imports SciPy, the first time jitted code actually calls a BLAS routine.
+    """
+    import importlib
+    import importlib.util
+    import sys
+
+    try:
+        from numba.core.registry import cpu_target
+    except ImportError:  # pragma: no cover - numba is a hard dependency
+        return
+    if "numba.np.arraymath" not in sys.modules:
+        try:
+            linalg = importlib.import_module("numba.np.linalg")
+            original = linalg.ensure_blas
+        except (ImportError, AttributeError):  # another Numba layout: let Numba probe as it always does
+            linalg = original = None
+        if linalg is not None and callable(original):
+            have_scipy = importlib.util.find_spec("scipy") is not None
+
+            def _probe() -> None:
+                if not have_scipy:
+                    raise ImportError("scipy 0.16+ is required for linear algebra")
+
+            linalg.ensure_blas = _probe
+            try:
+                arraymath = importlib.import_module("numba.np.arraymath")
+            finally:
+                linalg.ensure_blas = original
+            if getattr(arraymath, "ensure_blas", None) is _probe:
+                arraymath.ensure_blas = original
+    try:
+        cpu_target.target_context.refresh()
+    except Exception:  # pragma: no cover - the first compiled call refreshes again and reports the error there
+        pass
 
 
 def kernel(fn: F) -> F:
