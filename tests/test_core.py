@@ -353,3 +353,56 @@ def test_latency_raised_mid_stream_is_withheld_too():
     assert plugin(x, SR, reset=False).shape[1] == x.shape[1] - 10
     plugin.samples = 25  # 15 more samples of latency: the stream as a whole now withholds 25
     assert plugin(x, SR, reset=False).shape[1] == x.shape[1] - 15
+
+
+class _BlockRecorder(Plugin):
+    """Identity that records the size of every block it is handed."""
+
+    _abstract = False
+
+    def __init__(self, invariant: bool) -> None:
+        super().__init__()
+        self.sizes: list[int] = []
+        self._invariant = invariant
+
+    @property
+    def _block_invariant(self) -> bool:  # type: ignore[override]
+        return self._invariant
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        self.sizes.append(block.shape[1])
+        return block
+
+
+@pytest.mark.parametrize("channels, floor", [(1, 131072), (2, 65536), (8, 16384), (64, 2048)])
+def test_block_invariant_plugins_run_in_large_blocks_whatever_buffer_size(channels, floor):
+    audio = np.random.default_rng(channels).uniform(-1, 1, (channels, 300_000)).astype(np.float32)
+    recorder = _BlockRecorder(invariant=True)
+    out = recorder.process(audio, SR, buffer_size=512)
+    np.testing.assert_array_equal(out, audio)
+    assert recorder.sizes[:-1] == [max(512, floor)] * (len(recorder.sizes) - 1)
+    assert sum(recorder.sizes) == 300_000
+    # a buffer_size above the floor is used as given
+    recorder.sizes.clear()
+    recorder.process(audio, SR, buffer_size=200_000)
+    assert recorder.sizes == [200_000, 100_000]
+
+
+def test_plugins_that_depend_on_block_size_get_exactly_buffer_size_even_inside_boards():
+    audio = np.random.default_rng(2).uniform(-1, 1, (2, 10_000)).astype(np.float32)
+    strict = _BlockRecorder(invariant=False)
+    board = Pedalboard([Gain(-3), strict, Invert()])  # one block-dependent child makes the whole board honour it
+    assert not board._block_invariant and Pedalboard([Gain(-3), Invert()])._block_invariant
+    board.process(audio, SR, buffer_size=512)
+    assert strict.sizes == [512] * 19 + [10_000 - 19 * 512]
+    loose = _BlockRecorder(invariant=True)
+    Pedalboard([Gain(-3), Mix([loose, Invert()])]).process(audio, SR, buffer_size=512)
+    assert loose.sizes == [10_000]
+
+
+def test_built_in_effects_are_block_invariant():
+    for name in ("Gain", "Compressor", "LowpassFilter", "Reverb", "Convolution", "Resample", "MP3Compressor"):
+        assert getattr(stompbox, name)._block_invariant, name
+    from stompbox._internal import ForceMonoTestPlugin
+
+    assert not AddLatency._block_invariant and not ForceMonoTestPlugin._block_invariant

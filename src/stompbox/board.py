@@ -17,6 +17,11 @@ class PluginContainer(Plugin):
     _abstract = True
     _stateful = False  # children recover themselves (see Plugin._step)
 
+    @property
+    def _block_invariant(self) -> bool:  # type: ignore[override]
+        """A container is block-invariant when all its children are."""
+        return all(child._block_invariant for child in self._children())
+
     def __init__(self, plugins: Iterable[Plugin | None] | None = None) -> None:
         super().__init__()
         self._plugins: list[Plugin | None] = []

@@ -51,6 +51,8 @@ class ChannelMap(Plugin):
         The output has ``len(mapping)`` channels. Indices must exist in the input (``ValueError`` otherwise).
     """
 
+    _block_invariant = True
+
     _stateful = False
 
     def __init__(self, mapping: Sequence[int | None]) -> None:
@@ -100,6 +102,8 @@ class ChannelMatrix(Plugin):
         ``(output_channels, input_channels)`` linear gains (finite). ``[[0.5, 0.5]]`` averages a stereo pair
         to mono; ``[[1, 0, 0.707], [0, 1, 0.707]]`` folds a centre channel into left and right.
     """
+
+    _block_invariant = True
 
     _stateful = False
 

@@ -40,6 +40,11 @@ DUPLICATE_ERROR = (
 )
 
 
+#: Smallest block, in samples summed over channels (65536 frames of stereo, 512 KiB of float32), in which a
+#: block-invariant plugin is run (see ``Plugin._block_invariant``).
+_MIN_STEP_SAMPLES = 131072
+
+
 class Plugin:
     """Base class of every stompbox plugin: a stateful processor of ``(channels, samples)`` float32 audio.
 
@@ -52,6 +57,11 @@ class Plugin:
     _stateful: ClassVar[bool] = True
     #: names of the parameters that accept automation (see core/automation.py)
     _automatable: ClassVar[frozenset[str]] = frozenset()
+    #: True when the output does not depend on how the audio is cut into blocks (every built-in effect: the
+    #: test suite holds them to it). Such plugins are run in blocks of at least ``_MIN_STEP_SAMPLES`` samples
+    #: (all channels together) whatever ``buffer_size`` asks: fewer Python round trips per second of audio, so
+    #: the GIL is held less and threads scale. Hosted and test plugins see exactly ``buffer_size``.
+    _block_invariant: ClassVar[bool] = False
     #: automatable parameters applied per sample by :meth:`_process_automated`; the others are applied per
     #: sub-block of ``_automation_chunk`` samples (their value at the sub-block's first sample, through
     #: ``_update``), with sub-blocks aligned to the stream clock so the output does not depend on block sizes
@@ -283,7 +293,8 @@ class Plugin:
             Sample rate of the audio in Hz (positive).
         buffer_size : int
             The largest block, in samples, handed to the plugin at once (>= 1). Built-in effects give the same
-            output for any block size.
+            output for any block size, so they (and boards of nothing else) are run in larger blocks when that
+            is faster; hosted plugins get exactly this size.
         reset : bool
             If True (the default), clear the plugin's state first and treat this call as a whole stream: the
             output has exactly the input's length, with any latency compensated. If False, state carries over
@@ -329,6 +340,8 @@ class Plugin:
         way), processed there, and copied to the output: one pass over main memory in, one out.
         """
         channels, frames = audio.shape
+        if self._block_invariant:
+            block_size = max(block_size, _MIN_STEP_SAMPLES // max(1, channels))
         latency = self.latency_samples
         if latency != self._latency_seen:  # a parameter changed the latency mid-stream: withhold the difference
             self._withheld = max(0, self._withheld + latency - self._latency_seen)

@@ -47,6 +47,8 @@ class Gain(Plugin):
         ``10 ** (gain_db[i] / 20)``.
     """
 
+    _block_invariant = True
+
     _stateful = False
 
     gain_db = Param(1.0, unit="dB", doc="gain applied to the signal (automatable, per sample)")
@@ -72,6 +74,8 @@ class Gain(Plugin):
 class Invert(Plugin):
     """Flip the polarity of the signal (multiply every sample by -1)."""
 
+    _block_invariant = True
+
     _stateful = False
 
     def __init__(self) -> None:
@@ -91,6 +95,8 @@ class Clipping(Plugin):
         Clipping level in dBFS (default -6.0): samples are limited to ``±10 ** (threshold_db / 20)``.
         Automatable per sample.
     """
+
+    _block_invariant = True
 
     _stateful = False
 
@@ -124,6 +130,8 @@ class Distortion(Plugin):
         Gain before the waveshaper in dB (default 25). ``gain_db=`` is accepted as an alias. Automatable per
         sample.
     """
+
+    _block_invariant = True
 
     _stateful = False
 
@@ -171,6 +179,8 @@ class Bitcrush(Plugin):
     bit_depth : float
         Resolution in bits, 0 to 32 (default 8); fractional depths are allowed. Automatable per sample.
     """
+
+    _block_invariant = True
 
     _stateful = False
 

@@ -154,6 +154,8 @@ class BrickwallLimiter(Plugin):
     linked across all channels, however many: the peak is the largest magnitude over every channel.
     """
 
+    _block_invariant = True
+
     ceiling_db = Param(-1.0, unit="dB", doc="output ceiling", error="ceiling_db must be a finite number")
     release_ms = Param(
         100.0, minimum=0.0, min_exclusive=True, unit="ms", doc="release time constant", error="release_ms must be > 0"

@@ -176,6 +176,8 @@ class Convolution(Plugin):
         Sample rate of an ndarray impulse response in Hz (required for arrays; ignored for files).
     """
 
+    _block_invariant = True
+
     mix = Param(1.0, minimum=0.0, maximum=1.0, doc="wet fraction of the output (automatable, per sample)")
     _automatable = _native_automation = frozenset({"mix"})
 

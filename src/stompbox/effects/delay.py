@@ -91,6 +91,8 @@ class Delay(Plugin):
         Wet fraction of the output, 0 (dry) to 1 (only echoes) (default 0.5). Automatable per sample.
     """
 
+    _block_invariant = True
+
     delay_seconds = Param(
         0.5,
         minimum=0.0,

@@ -209,6 +209,8 @@ def _ramp_and_clip(block, state):  # pragma: no cover - compiled
 class _Dynamics(Plugin):
     """Per-channel envelope state shared by the dynamics processors."""
 
+    _block_invariant = True
+
     _abstract = True
 
     def _curve(self, curves: dict[str, np.ndarray], name: str, n: int) -> np.ndarray:

@@ -240,6 +240,8 @@ def _decay_seconds(coeffs: np.ndarray, sample_rate: float) -> float:
 class _BiquadPlugin(Plugin):
     """Shared machinery: float64 state ``(channels, 4)``, coefficients from :meth:`_design`, one kernel."""
 
+    _block_invariant = True
+
     _abstract = True
 
     def _design(self, sample_rate: float) -> np.ndarray:

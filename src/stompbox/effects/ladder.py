@@ -267,6 +267,8 @@ class LadderFilter(Plugin):
     steps once per sub-block.
     """
 
+    _block_invariant = True
+
     class Mode(enum.IntEnum):
         """Filter response of a :class:`LadderFilter`."""
 

@@ -172,6 +172,8 @@ class _Modulation(Plugin):
     it over those 32 samples instead of 50 ms (piecewise-linear, at most 32 samples late).
     """
 
+    _block_invariant = True
+
     _abstract = True
     #: seconds of JUCE's parameter ramps
     _RAMP = 0.05

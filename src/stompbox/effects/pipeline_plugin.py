@@ -18,6 +18,8 @@ class PipelinePlugin(Plugin):
     :class:`~stompbox.core.plugin.PairedChannels`, the latency is that of the first pair's copy.
     """
 
+    _block_invariant = True
+
     _abstract = True
     _sanitize_input: bool = False
     _pipeline: Any = None  # an AlignedPipeline (effects.resample)

@@ -307,6 +307,8 @@ class PitchShift(Plugin):
         content shifted above the Nyquist frequency is dropped.
     """
 
+    _block_invariant = True
+
     semitones = Param(
         0.0,
         minimum=-MAX_SEMITONES,

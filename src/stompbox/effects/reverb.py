@@ -149,6 +149,8 @@ class Reverb(PairedChannels, Plugin):
         feedback) and takes no new input.
     """
 
+    _block_invariant = True
+
     room_size = Param(
         0.5, minimum=0.0, maximum=1.0, doc="room size", error="Room Size value must be between 0.0 and 1.0."
     )
