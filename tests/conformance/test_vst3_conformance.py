@@ -55,7 +55,17 @@ def test_output_matches_pedalboard(pb, signals, name, settings):
     y_ours, y_ref = ours(x, SR), ref(x, SR)
     assert y_ours.shape == y_ref.shape == x.shape
     assert np.max(np.abs(y_ref)) > 0.01
-    assert _audio.diff_db(y_ours, y_ref) < -60
+    diffs = [_audio.diff_db(y_ours, y_ref)]
+    # ZamTube under pedalboard is not deterministic: measured, 2 of 30 fresh pedalboard instances in one process
+    # gave output differing from sample 8 on (-57 to -70 dB from the others), while 30 stompbox instances were
+    # identical to each other and to pedalboard's usual output. So a miss is re-checked against fresh pedalboard
+    # instances, and stompbox's own output must be reproducible.
+    for _ in range(3):
+        if diffs[-1] < -60:
+            break
+        diffs.append(_audio.diff_db(y_ours, pb.load_plugin(path, parameter_values=settings)(x, SR)))
+    assert min(diffs) < -60, diffs
+    np.testing.assert_array_equal(load_plugin(path, parameter_values=settings)(x, SR), y_ours)
 
 
 def _check_same(a, b):
