@@ -33,6 +33,7 @@ _LAZY_NAMES: dict[str, str] = {
     "find_plugins": ".hosting",
     "VST3Plugin": ".hosting",
     "ExternalPlugin": ".hosting",
+    "ExternalPluginReloadType": ".hosting",
     "AudioProcessorParameter": ".hosting",
     "render": ".render",
     "render_file": ".render",

@@ -11,7 +11,7 @@ import pytest
 import stompbox
 
 # pedalboard names that are pybind11 leftovers or platform-specific, not API
-NOT_API = {"Unknown", "ClearsAudioOnReset", "PersistsAudioOnReset", "AudioUnitPlugin", "ExternalPluginReloadType"}
+NOT_API = {"Unknown", "ClearsAudioOnReset", "PersistsAudioOnReset", "AudioUnitPlugin"}
 
 
 def has(name: str) -> bool:

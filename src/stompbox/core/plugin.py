@@ -62,6 +62,12 @@ class Plugin:
     #: (all channels together) whatever ``buffer_size`` asks: fewer Python round trips per second of audio, so
     #: the GIL is held less and threads scale. Hosted and test plugins see exactly ``buffer_size``.
     _block_invariant: ClassVar[bool] = False
+    #: True for plugins that cut what they are given into blocks of ``_chunk`` samples themselves (hosted
+    #: plugins whose block loop runs in compiled code): their own ``process`` hands them large blocks and sets
+    #: ``_chunk`` to the caller's ``buffer_size`` for the call, so the plugin still sees exactly that block
+    #: size. ``_chunk`` is 0 outside such a call (inside a board, which hands over blocks of its buffer size).
+    _chunks_itself: ClassVar[bool] = False
+    _chunk: int = 0
     #: automatable parameters applied per sample by :meth:`_process_automated`; the others are applied per
     #: sub-block of ``_automation_chunk`` samples (their value at the sub-block's first sample, through
     #: ``_update``), with sub-blocks aligned to the stream clock so the output does not depend on block sizes
@@ -323,6 +329,8 @@ class Plugin:
                 self._reset_all()
             output = self._run(audio, block_size, flush=bool(reset))
         finally:
+            if self._chunks_itself:
+                self._chunk = 0
             for plugin in reversed(tree):
                 plugin._lock.release()
         if layout is None and output.shape[0] != 1:
@@ -341,6 +349,9 @@ class Plugin:
         """
         channels, frames = audio.shape
         if self._block_invariant:
+            block_size = max(block_size, _MIN_STEP_SAMPLES // max(1, channels))
+        elif self._chunks_itself:
+            self._chunk = block_size
             block_size = max(block_size, _MIN_STEP_SAMPLES // max(1, channels))
         latency = self.latency_samples
         if latency != self._latency_seen:  # a parameter changed the latency mid-stream: withhold the difference

@@ -10,7 +10,7 @@ import importlib
 import os
 from typing import Any
 
-from .external import AudioProcessorParameter, ExternalPlugin
+from .external import AudioProcessorParameter, ExternalPlugin, ExternalPluginReloadType
 
 _LAZY = {
     "VST3Plugin": ".vst3",
@@ -25,6 +25,7 @@ _LAZY = {
 __all__ = [
     "AudioProcessorParameter",
     "ExternalPlugin",
+    "ExternalPluginReloadType",
     "IsolatedPlugin",
     "LADSPAPlugin",
     "LV2Plugin",

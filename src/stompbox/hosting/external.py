@@ -11,6 +11,7 @@ converts ``v`` through the plugin's text parser, checking the range first.
 
 from __future__ import annotations
 
+import enum
 import math
 import re
 import weakref
@@ -416,6 +417,20 @@ class ReadOnlyDict(dict):
             f"To change a parameter, set the parameter on the plugin directly as an attribute. "
             f"(`my_plugin.{name} = {value}`)"
         )
+
+
+class ExternalPluginReloadType(enum.IntEnum):
+    """How a hosted plugin is reset between streams (pedalboard's enum of the same name).
+
+    Detected the first time the plugin is reset with a stream format: noise in, the plugin's own reset
+    (deactivate and reactivate), then ~1.5 s of silence in. A plugin whose output stays under -120 dBFS clears its
+    audio on reset; one that still sounds (a tail or state it keeps, as ZamTube does) is reloaded on every reset
+    instead: a new instance with the old one's state.
+    """
+
+    Unknown = 0
+    ClearsAudioOnReset = 1
+    PersistsAudioOnReset = 2
 
 
 class ExternalPlugin(Plugin, ParameterAccess):
