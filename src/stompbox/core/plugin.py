@@ -63,9 +63,9 @@ class Plugin:
     #: the GIL is held less and threads scale. Hosted and test plugins see exactly ``buffer_size``.
     _block_invariant: ClassVar[bool] = False
     #: True for plugins that cut what they are given into blocks of ``_chunk`` samples themselves (hosted
-    #: plugins whose block loop runs in compiled code): their own ``process`` hands them large blocks and sets
-    #: ``_chunk`` to the caller's ``buffer_size`` for the call, so the plugin still sees exactly that block
-    #: size. ``_chunk`` is 0 outside such a call (inside a board, which hands over blocks of its buffer size).
+    #: plugins whose block loop runs in compiled code): their own ``process`` hands them the whole call as one
+    #: block (the output array, in place: one copy of the input) and sets ``_chunk`` to the caller's
+    #: ``buffer_size`` for the call, so the plugin still sees exactly that block size. ``_chunk`` is 0 outside such a call (inside a board, which hands over blocks of its buffer size).
     _chunks_itself: ClassVar[bool] = False
     _chunk: int = 0
     #: automatable parameters applied per sample by :meth:`_process_automated`; the others are applied per
@@ -350,14 +350,14 @@ class Plugin:
         channels, frames = audio.shape
         if self._block_invariant:
             block_size = max(block_size, _MIN_STEP_SAMPLES // max(1, channels))
-        elif self._chunks_itself:
-            self._chunk = block_size
-            block_size = max(block_size, _MIN_STEP_SAMPLES // max(1, channels))
         latency = self.latency_samples
         if latency != self._latency_seen:  # a parameter changed the latency mid-stream: withhold the difference
             self._withheld = max(0, self._withheld + latency - self._latency_seen)
             self._latency_seen = latency
         total = frames + (self._withheld if flush else 0)
+        if self._chunks_itself:  # the whole call in one step, processed in place in the output array
+            self._chunk = block_size
+            block_size = max(block_size, total)
         if total <= block_size:
             if total == frames:
                 output = np.array(audio, dtype=np.float32, order="C")
