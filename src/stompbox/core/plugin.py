@@ -65,7 +65,8 @@ class Plugin:
     #: True for plugins that cut what they are given into blocks of ``_chunk`` samples themselves (hosted
     #: plugins whose block loop runs in compiled code): their own ``process`` hands them the whole call as one
     #: block (the output array, in place: one copy of the input) and sets ``_chunk`` to the caller's
-    #: ``buffer_size`` for the call, so the plugin still sees exactly that block size. ``_chunk`` is 0 outside such a call (inside a board, which hands over blocks of its buffer size).
+    #: ``buffer_size`` for the call, so the plugin still sees exactly that block size. ``_chunk`` is 0 outside
+    #: such a call (inside a board, which hands over blocks of its buffer size).
     _chunks_itself: ClassVar[bool] = False
     _chunk: int = 0
     #: automatable parameters applied per sample by :meth:`_process_automated`; the others are applied per
