@@ -258,6 +258,9 @@ class AudioStream(metaclass=_StreamMeta):
         self._buffer_size = int(buffer_size) if buffer_size is not None else DEFAULT_BUFFER_SIZE
         self._requested_rate = 0 if sample_rate is None else int(round(float(sample_rate)))
         self._plugins: Any = None
+        #: the board the audio thread last ran, and the perf_counter() time of the callback that first ran it
+        self._board_in_use: Any = None
+        self._board_first_used: float | None = None
         self.plugins = plugins  # validated by the setter
         self.ignore_dropped_input = False
         self._dropped = 0
@@ -372,6 +375,9 @@ class AudioStream(metaclass=_StreamMeta):
                 inp = np.frombuffer(ffi.buffer(in_ptr, frames * self._num_in * 4), np.float32)
                 inp = inp.reshape(frames, self._num_in).T
             board = self._plugins  # one atomic read per block: replacing `plugins` takes effect here
+            if board is not self._board_in_use:  # note when a new board first ran (a swap's real latency)
+                self._board_in_use = board
+                self._board_first_used = self._last_callback
             if inp is not None and output is not None:
                 self._record(inp)
                 block = np.ascontiguousarray(_map_channels(inp, self._num_out))
