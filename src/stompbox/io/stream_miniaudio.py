@@ -218,7 +218,14 @@ class Device:
         if result != lib.MA_SUCCESS:
             self._context.close()
             self.ptr = None
-            raise RuntimeError(f"Could not open the audio device (miniaudio error {result}).")
+            hint = ""
+            if result == -2:  # MA_INVALID_ARGS: what backends such as JACK say to a channel count of their own
+                hint = (
+                    f" The device refused the settings (invalid arguments): try the device's own channel count"
+                    f" (num_input_channels/num_output_channels, asked {num_input_channels}/{num_output_channels})"
+                    " or another sample rate."
+                )
+            raise RuntimeError(f"Could not open the audio device (miniaudio error {result}).{hint}")
         self.sample_rate = int(self.ptr.sampleRate)
         self._started = False
         self.close_timed_out = False
