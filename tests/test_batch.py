@@ -149,3 +149,35 @@ def test_batch_command(folder, tmp_path, capsys):
     assert main(["batch", str(folder), str(tmp_path / "o3")]) == 2
     assert main(["batch", str(tmp_path / "missing"), str(tmp_path / "o3"), "gain"]) == 1
     capsys.readouterr()
+
+
+def test_dask_local_cluster_200_files_with_a_corrupt_one(tmp_path):
+    """The same job through a Dask LocalCluster (its client's executor is a concurrent.futures.Executor): 200 short
+    files, one corrupt; the corrupt one is reported and the 199 others equal a serial run's outputs."""
+    distributed = pytest.importorskip("distributed")
+    root = tmp_path / "in"
+    root.mkdir()
+    rng = np.random.default_rng(0)
+    for i in range(200):
+        if i == 117:
+            (root / f"f{i:03d}.wav").write_bytes(b"RIFF\x10\x00\x00\x00WAVEfmt " + rng.bytes(64))
+        else:
+            sf.write(root / f"f{i:03d}.wav", (0.3 * rng.standard_normal((800, 2))).astype(np.float32), SR)
+    inputs = find_audio_files(root)
+    serial = process_files(inputs, tmp_path / "serial", _chain(), jobs=1, root=root)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        report = process_files(inputs, tmp_path / "dask", _chain(), client.get_executor(), root=root)
+    assert len(report.results) == 200 and len(report.ok) == 199
+    (bad,) = report.failed
+    assert bad.input.endswith("f117.wav") and bad.error and not os.path.exists(bad.output)
+    for ours, ref in zip(report.results, serial.results, strict=True):
+        assert ours.status == ref.status
+        if ours.status == "ok":
+            a, _ = sf.read(ours.output, dtype="float32")
+            b, _ = sf.read(ref.output, dtype="float32")
+            assert np.array_equal(a, b), ours.input
