@@ -17,6 +17,7 @@ from ctypes import (
     Structure,
     Union,
     c_char,
+    c_char_p,
     c_double,
     c_float,
     c_int16,
@@ -106,6 +107,13 @@ IPARAMVALUEQUEUE_IID = iid(0x01263A18, 0xED074F6F, 0x98C9D356, 0x4686F9BA)
 IPARAMETERCHANGES_IID = iid(0xA4779663, 0x0BB64A56, 0xB44384A8, 0x466FEB9D)
 IEVENTLIST_IID = iid(0x3A2C4214, 0x346349FE, 0xB2C4F397, 0xB9695A44)
 IPLUGINTERFACESUPPORT_IID = iid(0x4FB58B9E, 0x9EAA4E0F, 0xAB361C1C, 0xCCB56FEA)
+# editors (pluginterfaces/gui/iplugview.h; the last three are in namespace Steinberg::Linux)
+IPLUGVIEW_IID = iid(0x5BC32507, 0xD06049EA, 0xA6151B52, 0x2B755B29)
+IPLUGFRAME_IID = iid(0x367FAF01, 0xAFA94693, 0x8D4DA2A0, 0xED0882A3)
+IEVENTHANDLER_IID = iid(0x561E65C9, 0x13A0496F, 0x813A2C35, 0x654D7983)
+ITIMERHANDLER_IID = iid(0x10BDD94F, 0x41424774, 0x821FAD8F, 0xECA72CA9)
+IRUNLOOP_IID = iid(0x18C35366, 0x97764F1A, 0x9C5B8385, 0x7A871389)
+K_PLATFORM_TYPE_X11 = b"X11EmbedWindowID"
 
 String128 = c_uint16 * 128
 
@@ -130,6 +138,10 @@ def cstr(raw: bytes) -> str:
 
 
 # ---------------------------------------------------------------------------------------------------- structs
+class ViewRect(Structure):
+    _fields_ = [("left", c_int32), ("top", c_int32), ("right", c_int32), ("bottom", c_int32)]
+
+
 class PFactoryInfo(Structure):
     _fields_ = [("vendor", c_char * 64), ("url", c_char * 256), ("email", c_char * 128), ("flags", c_int32)]
 
@@ -373,6 +385,23 @@ METHODS: dict[str, list[tuple[str, Any, tuple[Any, ...]]]] = {
         ("notify", c_int32, (c_void_p,)),
     ],
     "IPluginBase": _FUNKNOWN + _PLUGIN_BASE,
+    "IPlugView": _FUNKNOWN
+    + [
+        ("isPlatformTypeSupported", c_int32, (c_char_p,)),
+        ("attached", c_int32, (c_void_p, c_char_p)),
+        ("removed", c_int32, ()),
+        ("onWheel", c_int32, (c_float,)),
+        ("onKeyDown", c_int32, (c_uint16, c_int16, c_int16)),
+        ("onKeyUp", c_int32, (c_uint16, c_int16, c_int16)),
+        ("getSize", c_int32, (POINTER(ViewRect),)),
+        ("onSize", c_int32, (POINTER(ViewRect),)),
+        ("onFocus", c_int32, (c_uint8,)),
+        ("setFrame", c_int32, (c_void_p,)),
+        ("canResize", c_int32, ()),
+        ("checkSizeConstraint", c_int32, (POINTER(ViewRect),)),
+    ],
+    "IEventHandler": _FUNKNOWN + [("onFDIsSet", None, (c_int32,))],
+    "ITimerHandler": _FUNKNOWN + [("onTimer", None, ())],
 }
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+from collections.abc import Callable
 from ctypes import POINTER, c_char_p, c_double, c_int32, c_int64, c_uint16, c_uint32, c_void_p
 from typing import Any, ClassVar
 
@@ -265,16 +266,19 @@ class ComponentHandler(PyComObject):
         ("restartComponent", c_int32, (c_int32,)),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, on_edit: Callable[[int, float], None] | None = None) -> None:
         super().__init__()
         self.edits: dict[int, float] = {}
         self.restart_flags = 0
+        self.on_edit = on_edit  # told of each edit (the plugin's editor moved a control)
 
     def beginEdit(self, param_id: int) -> int:  # noqa: N802
         return abi.K_RESULT_OK
 
     def performEdit(self, param_id: int, value: float) -> int:  # noqa: N802
         self.edits[int(param_id)] = float(value)
+        if self.on_edit is not None:
+            self.on_edit(int(param_id), float(value))
         return abi.K_RESULT_OK
 
     def endEdit(self, param_id: int) -> int:  # noqa: N802

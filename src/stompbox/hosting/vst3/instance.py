@@ -11,6 +11,7 @@ component's state; then per stream format: ``setBusArrangements`` -> ``activateB
 from __future__ import annotations
 
 import ctypes
+import threading
 from ctypes import POINTER, byref, c_double, c_float, c_uint64
 from dataclasses import dataclass
 from typing import Any
@@ -76,11 +77,12 @@ def _channel_count(arrangement: int) -> int:
 class Vst3Instance:
     """A live plugin instance. Not thread-safe: the owning :class:`VST3Plugin` serialises calls."""
 
-    def __init__(self, module: Vst3Module, info: ClassInfo) -> None:
+    def __init__(self, module: Vst3Module, info: ClassInfo, lock: threading.RLock | None = None) -> None:
         self.module = module
         self.info = info
+        self.lock = lock if lock is not None else threading.RLock()  # the owner's: held around process()
         self.host = host_application()
-        self.handler = ComponentHandler()
+        self.handler = ComponentHandler(self._edited)
         self._objects: list = [self.handler]
         self.controller: abi.ComPtr | None = None
         self._separate_controller = False
@@ -449,6 +451,13 @@ class Vst3Instance:
         return int(self.processor.getTailSamples())
 
     # ------------------------------------------------------------------ parameters
+    def _edited(self, pid: int, value: float) -> None:
+        """An edit from the plugin's own editor (``IComponentHandler::performEdit``, on the editor's thread): the
+        controller has it already; the processor gets it with the next block."""
+        with self.lock:
+            self.values[pid] = value
+            self.pending[pid] = value
+
     def get_normalized(self, pid: int) -> float:
         """The parameter's raw value: the last value the host set (as pedalboard/JUCE report it), else the
         controller's."""

@@ -116,7 +116,7 @@ class VST3Plugin(ExternalPlugin):
         self._plugin_name = plugin_name
         self._class_info = info
         self._initialization_timeout = float(initialization_timeout)
-        self._instance = Vst3Instance(module, info)
+        self._instance = Vst3Instance(module, info, self._lock)
         self._latency = 0
         inst = self._instance
         self._is_instrument = info.is_instrument or (bool(inst.event_inputs) and not inst.audio_inputs)
@@ -253,7 +253,7 @@ class VST3Plugin(ExternalPlugin):
         old = self._instance
         component, controller = old.get_component_state(), old.get_controller_state()
         setup = old.setup
-        fresh = Vst3Instance(old.module, self._class_info)
+        fresh = Vst3Instance(old.module, self._class_info, self._lock)
         try:
             fresh.set_state(component, controller)
             if setup is not None:
@@ -448,8 +448,32 @@ class VST3Plugin(ExternalPlugin):
         return True
 
     def show_editor(self, close_event: threading.Event | None = None) -> None:
-        """Not available: stompbox hosts plugins without their editors."""
-        raise RuntimeError("show_editor() is not supported by stompbox's VST3 host (no editor windows).")
+        """Open the plugin's editor in a window and block until the window is closed.
+
+        Parameters
+        ----------
+        close_event : threading.Event, optional
+            Set it (from another thread) to close the window and return.
+
+        Raises
+        ------
+        RuntimeError
+            With no X11 display (``DISPLAY`` unset: on a headless machine, start Xvfb), for a plugin without
+            an editor, or an editor that cannot open in an X11 window.
+
+        Notes
+        -----
+        Linux/X11 only. The editor is embedded in a new top-level window of its own size; its X events,
+        file descriptors and timers run on the calling thread (which may be any thread) until the call
+        returns. Audio can be processed from other threads meanwhile; parameters changed in the editor
+        reach the audio on the next ``process()`` call.
+        """
+        from . import editor
+
+        display = editor.check_display()
+        with self._lock:
+            view = editor.create_view(self._instance.controller, self.name)
+        editor.run_editor(view, display, self.name, close_event)
 
     # ------------------------------------------------------------------ copies, pickling, teardown
     def __getstate__(self) -> dict[str, Any]:
