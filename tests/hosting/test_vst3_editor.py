@@ -55,6 +55,26 @@ class XWindowAttributes(ctypes.Structure):
     ]
 
 
+class XButtonEvent(ctypes.Structure):
+    _fields_ = [
+        ("type", c_int),
+        ("serial", c_ulong),
+        ("send_event", c_int),
+        ("display", c_void_p),
+        ("window", c_ulong),
+        ("root", c_ulong),
+        ("subwindow", c_ulong),
+        ("time", c_ulong),
+        ("x", c_int),
+        ("y", c_int),
+        ("x_root", c_int),
+        ("y_root", c_int),
+        ("state", c_uint),
+        ("button", c_uint),
+        ("same_screen", c_int),
+    ]
+
+
 class XClient:
     """A second X client, as a window manager or a test harness would be: lists, inspects and closes windows."""
 
@@ -112,18 +132,31 @@ class XClient:
     def windows_named(self, name: str) -> list[int]:
         return [w for w in self.children() if self.name(w) == name]
 
-    def distinct_colours(self, window: int) -> int:
-        """How many different pixel values the window shows (1 for a window nothing has drawn in)."""
+    def pixels(self, window: int) -> np.ndarray:
+        """The window's pixels, ``(height, width)`` 0xRRGGBB (the server is 24-bit TrueColor)."""
         attrs = self.attributes(window)
         image = self.x.XGetImage(self.display, window, 0, 0, attrs.width, attrs.height, 0xFFFFFFFF, 2)
         assert image
         try:
             data = ctypes.cast(image + 16, POINTER(c_void_p))[0]  # XImage: width, height, xoffset, format, data
             bytes_per_line = ctypes.cast(image + 44, POINTER(c_int))[0]
-            pixels = np.frombuffer(ctypes.string_at(data, bytes_per_line * attrs.height), np.uint32)
-            return len(np.unique(pixels))
+            raw = np.frombuffer(ctypes.string_at(data, bytes_per_line * attrs.height), np.uint32)
+            return raw.reshape(attrs.height, -1)[:, : attrs.width] & 0xFFFFFF
         finally:
             self.x.XDestroyImage(image)
+
+    def distinct_colours(self, window: int) -> int:
+        """How many different pixel values the window shows (1 for a window nothing has drawn in)."""
+        return len(np.unique(self.pixels(window)))
+
+    def click(self, window: int, x: int, y: int) -> None:
+        """Send a button press at (x, y) to the client that listens for them on ``window``."""
+        event = XEvent()
+        button = ctypes.cast(byref(event), POINTER(XButtonEvent))[0]
+        button.type, button.window, button.x, button.y, button.button = 4, window, x, y, 1  # ButtonPress
+        button.same_screen = 1
+        assert self.x.XSendEvent(self.display, window, 0, 1 << 2, byref(event))  # ButtonPressMask
+        self.x.XSync(self.display, 0)
 
     def close_window(self, window: int) -> None:
         """Ask the window's client to close it, as a window manager does (``WM_DELETE_WINDOW``)."""
@@ -245,3 +278,41 @@ def test_closing_the_window_returns(x_client):
         assert again.join(5.0) < 2.0 and again.error is None
     finally:
         editor.close_event.set()
+
+
+# ---------------------------------------------------------------------------------------------------- our editor
+def test_own_editor_uses_the_run_loop_frame_and_component_handler(vst3_synth_with_editor, x_client):
+    """The synth's editor (tests/hosting/synth/editor.h) opens at 300x200 and asks the host for 320x240; it
+    draws only from its timer and reads X events only from its descriptor handler, so a drawn bar shows the
+    timer runs and a click that moves the gain shows the descriptor handler runs and the edit reaches audio."""
+    synth = load_plugin(vst3_synth_with_editor)
+    green, grey = 0x20C040, 0x303030
+    editor = EditorThread(synth)
+    try:
+        windows = wait_for(lambda: x_client.windows_named("StompboxTestSynth"))
+        assert len(windows) == 1, editor.error
+        top = windows[0]
+        child = wait_for(lambda: x_client.children(top))
+        assert len(child) == 1
+        view = child[0]
+        assert wait_for(lambda: (x_client.attributes(top).width, x_client.attributes(top).height) == (320, 240))
+        assert (x_client.attributes(view).width, x_client.attributes(view).height) == (320, 240)
+
+        def bar_width() -> int | None:
+            row = x_client.pixels(view)[120]
+            if set(np.unique(row)) - {green, grey}:
+                return None
+            return int(np.count_nonzero(row == green))
+
+        assert wait_for(lambda: bar_width() == 160)  # gain 0.5 of 320 pixels
+        x_client.click(view, 80, 100)
+        assert wait_for(lambda: synth.gain == 0.25)  # performEdit reached the host
+        assert wait_for(lambda: bar_width() == 80)
+        assert synth([([0x90, 69, 127], 0.0)], 0.1, 44100)[0, 0] == np.float32(0.25)  # and the processor
+    finally:
+        editor.close_event.set()
+        took = editor.join(5.0)
+    assert not editor.thread.is_alive() and took < 2.0 and editor.error is None
+    assert x_client.windows_named("StompboxTestSynth") == []
+    # the plugin (whose view has been released) still works
+    assert synth([([0x90, 69, 127], 0.0)], 0.1, 44100)[0, 0] == np.float32(0.25)
