@@ -168,7 +168,7 @@ def test_tone_played_in_another_process_is_recorded_with_its_frequency_and_level
 
 
 def test_live_effects_gain_and_plugin_swap_while_running(pulse):
-    source = threading.Thread(target=AudioStream.play, args=(tone(3.5), RATE, "SinkA"), daemon=True)
+    source = threading.Thread(target=AudioStream.play, args=(tone(6.0), RATE, "SinkA"), daemon=True)
     recorder = Recorder("Monitor of SinkB")
     recorder.start()
     board = stompbox.Pedalboard([stompbox.Gain(-12)])
