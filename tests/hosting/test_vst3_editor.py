@@ -25,6 +25,7 @@ from stompbox.hosting.vst3.editor import XEvent
 VST3_DIR = "/usr/lib/vst3"
 needs_zam = pytest.mark.skipif(not os.path.isdir(f"{VST3_DIR}/ZamComp.vst3"), reason="zam-plugins not installed")
 IS_VIEWABLE = 2
+needs_xlib = pytest.mark.skipif(ctypes.util.find_library("X11") is None, reason="libX11 not installed")
 
 
 class XWindowAttributes(ctypes.Structure):
@@ -216,10 +217,20 @@ def test_no_display_is_a_clear_error(vst3_synth, monkeypatch):
         load_plugin(vst3_synth).show_editor()
 
 
+@needs_xlib
 def test_plugin_without_editor_is_a_clear_error(vst3_synth, monkeypatch):
     monkeypatch.setenv("DISPLAY", ":1999")  # never opened: the missing view is found first
     with pytest.raises(RuntimeError, match="has no editor"):
         load_plugin(vst3_synth).show_editor()
+
+
+@needs_xlib
+def test_unreachable_display_is_a_clear_error(vst3_synth_with_editor, monkeypatch):
+    monkeypatch.setenv("DISPLAY", ":1999")
+    synth = load_plugin(vst3_synth_with_editor)
+    with pytest.raises(RuntimeError, match="cannot open the X11 display"):
+        synth.show_editor()
+    assert synth([([0x90, 69, 127], 0.0)], 0.1, 44100)[0, 0] == np.float32(0.5)  # the view was released cleanly
 
 
 def test_edits_from_the_editor_reach_the_audio(vst3_synth):

@@ -199,7 +199,8 @@ class PlugFrame(PyComObject):
 
 # ---------------------------------------------------------------------------------------------------- the loop
 def check_display() -> str:
-    """The X display to open (``$DISPLAY``); ``RuntimeError`` when there is none."""
+    """The X display to open (``$DISPLAY``); ``RuntimeError`` when there is none. Loads libX11 (and calls
+    ``XInitThreads``) before any plugin code can make an Xlib call."""
     if not sys.platform.startswith("linux"):
         raise RuntimeError(f"show_editor() is implemented for Linux (X11) only, not {sys.platform}.")
     display = os.environ.get("DISPLAY", "")
@@ -208,6 +209,7 @@ def check_display() -> str:
             "show_editor() needs an X11 display, but the DISPLAY environment variable is not set (no display "
             "server is available: run it in a desktop session, or start Xvfb and set DISPLAY)."
         )
+    xlib()
     return display
 
 
