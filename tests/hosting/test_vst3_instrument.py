@@ -4,7 +4,9 @@
 What the synth promises (see its source): a note's first sample, at the note-on's sampleOffset, is its full
 level ``gain * velocity / 127`` (cosine or falling saw starting at +1); a note-off silences it from its own
 offset; pitch is ``440 * 2 ** ((n - 69) / 12)`` Hz. What the host promises (stompbox.hosting.midi): a message
-at ``t`` seconds lands on sample ``round(t * sample_rate)`` of the rendered buffer.
+at ``t`` seconds lands on sample ``int(float32(t) * float32(sample_rate))`` of the rendered buffer, which is
+what pedalboard 0.9.26 does (measured on 89 random and edge times; ``round(t * sample_rate)`` disagreed with it
+on 26 of them), and ``duration`` seconds render that many samples by the same rule.
 """
 
 from __future__ import annotations
@@ -17,8 +19,15 @@ import numpy as np
 import pytest
 
 from stompbox.hosting import load_plugin
-from stompbox.hosting.vst3 import VST3Plugin
+from stompbox.hosting.midi import sample_index
+from stompbox.hosting.vst3 import VST3Plugin, abi
 from stompbox.hosting.vst3 import state as vst3_state
+from stompbox.hosting.vst3.plugin import midi_controller
+
+
+def onset(seconds: float, sample_rate: float) -> int:
+    """The sample a time falls on (pedalboard's rule: the float32 product, truncated)."""
+    return int(np.float32(seconds) * np.float32(sample_rate))
 
 
 def note_hz(note: int) -> float:
@@ -58,20 +67,21 @@ def test_notes_start_and_stop_on_the_samples_their_timestamps_give(synth, sample
         (69, 127, 0.0, 0.05),
         (60, 100, 0.1234567, 0.2000113),
         (72, 64, 256 * 60 / sample_rate, 0.38),  # on a block boundary of the small buffer size
-        (64, 90, 0.4, 0.4 + 1.6 / sample_rate),  # two samples long (0.4 s is on a sample; +1.6 rounds up)
-        (67, 30, 0.5000049, 0.6),
+        (64, 90, 0.4, 0.4 + 2.5 / sample_rate),  # two samples long (0.4 s is on a sample)
+        (67, 30, 0.5000049, 0.53),  # 0.53 s at 48 kHz is sample 25439 by the float32 rule (25440 rounded)
+        (71, 80, 0.57, 0.7),  # 0.57 * 44100 = 25136.999999999996 in double, 25137 in float32
     ]
     messages = []
     for note, velocity, on, off in notes:
         messages.append(mido.Message("note_on", note=note, velocity=velocity, time=on))
         messages.append((bytes([0x80, note, 0]), off))
-    y = synth(messages, 0.7, sample_rate, buffer_size=buffer_size)
-    assert y.shape == (2, round(0.7 * sample_rate)) and y.dtype == np.float32
+    y = synth(messages, 0.75, sample_rate, buffer_size=buffer_size)
+    assert y.shape == (2, onset(0.75, sample_rate)) and y.dtype == np.float32
     assert np.array_equal(y[0], y[1])
     x = y[0]
     expected = np.zeros(len(x), bool)
     for note, velocity, on, off in notes:
-        start, stop = round(on * sample_rate), round(off * sample_rate)
+        start, stop = onset(on, sample_rate), onset(off, sample_rate)
         assert x[start] == np.float32(0.5 * velocity / 127), (note, start)  # first sample: full level
         assert start == 0 or x[start - 1] == 0.0
         assert x[stop - 1] != 0.0 and x[stop] == 0.0
@@ -80,11 +90,19 @@ def test_notes_start_and_stop_on_the_samples_their_timestamps_give(synth, sample
     assert np.count_nonzero(x[expected]) >= expected.sum() - 2  # a cosine can land on an exact zero, rarely
 
 
+def test_times_become_samples_as_in_pedalboard():
+    # values measured with pedalboard 0.9.26 hosting this synth (onset sample, and the rendered length)
+    assert sample_index(0.53, 48000) == 25439  # float32(0.53) * 48000 = 25439.998
+    assert sample_index(0.7, 44100) == 30870  # the double product is 30869.999999999996
+    assert sample_index(0.1 + 0.6 / 44100, 44100) == 4410
+    assert sample_index(0.0, 44100) == 0 and sample_index(1 / 3, 48000) == 16000
+
+
 @pytest.mark.parametrize("note", [33, 45, 57, 60, 69, 76, 93, 105])
 def test_pitch_matches_the_note_number(synth, note):
     sample_rate = 48000
     y = synth([mido.Message("note_on", note=note, velocity=100, time=0.01)], 1.0, sample_rate)
-    hz = measured_hz(y[0, round(0.01 * sample_rate) :], sample_rate)
+    hz = measured_hz(y[0, onset(0.01, sample_rate) :], sample_rate)
     assert hz == pytest.approx(note_hz(note), rel=0.005)
     assert hz == pytest.approx(note_hz(note), rel=1e-5)  # what the synth actually gives
 
@@ -192,3 +210,33 @@ def test_message_forms_and_bad_input(synth):
         synth(["note"], 0.3, sample_rate)
     with pytest.raises(ValueError, match="reversing"):
         synth([], sample_rate, 0.3)
+
+
+def test_midi_controller_messages():
+    assert midi_controller(bytes([0xB3, 7, 127])) == (3, 7, 1.0)
+    assert midi_controller(bytes([0xD0, 64])) == (0, abi.K_CTRL_AFTER_TOUCH, 64 / 127)
+    assert midi_controller(bytes([0xE1, 0x7F, 0x7F])) == (1, abi.K_CTRL_PITCH_BEND, 1.0)
+    assert midi_controller(bytes([0xE0, 0x00, 0x40])) == (0, abi.K_CTRL_PITCH_BEND, 8192 / 16383)
+    assert midi_controller(bytes([0xC2, 5])) == (2, abi.K_CTRL_PROGRAM_CHANGE, 5 / 127)
+    for other in ([0x90, 60, 100], [0x80, 60, 0], [0xA0, 60, 10], [0xF0, 1, 0xF7], [0xB0, 7]):
+        assert midi_controller(bytes(other)) is None
+
+
+@pytest.mark.parametrize("buffer_size", [8192, 256])
+def test_mapped_controllers_change_parameters_on_their_sample(synth, buffer_size):
+    """The synth maps CC 7 to its gain (IMidiMapping): the change applies from the CC's own sample, in any
+    block. Unmapped controllers, pitch bend, pressure and program changes change nothing."""
+    sample_rate = 44100
+    notes = [([0x90, 69, 127], 0.0), ([0x90, 76, 100], 0.05)]
+    plain = synth(notes, 0.3, sample_rate, buffer_size=buffer_size)[0]
+    t = 0.1234567
+    at = sample_index(t, sample_rate)
+    others = [([0xB0, 1, 90], 0.02), ([0xE0, 0, 100], 0.03), ([0xD0, 50], 0.04), ([0xC0, 3], 0.06)]
+    assert np.array_equal(synth(notes + others, 0.3, sample_rate, buffer_size=buffer_size)[0], plain)
+    assert synth.gain == 0.5
+    y = synth([*notes, ([0xB0, 7, 32], t)], 0.3, sample_rate, buffer_size=buffer_size)[0]
+    assert np.array_equal(y[:at], plain[:at])
+    np.testing.assert_allclose(y[at:], plain[at:] * (32 / 127) / 0.5, rtol=1e-6, atol=1e-9)
+    # the host and the controller know the new value
+    assert synth.parameters["gain"].raw_value == pytest.approx(32 / 127) and synth.gain == 0.25
+    assert synth._instance.controller.getParamNormalized(0) == pytest.approx(32 / 127)

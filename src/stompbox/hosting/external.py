@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core import Plugin
 from ..core.layout import check_buffer_size, check_sample_rate
-from .midi import read_midi_messages
+from .midi import read_midi_messages, sample_index
 
 FLOAT_SUFFIXES = ("x", "%", "*", ",", ".", "hz", "ms", "db", "sec", "dbtp", "seconds")
 TRUE_STRINGS = frozenset({"on", "yes", "true", "enabled"})
@@ -541,9 +541,10 @@ class ExternalPlugin(Plugin, ParameterAccess):
 
         Effects: ``process(input_array, sample_rate, buffer_size=8192, reset=True)`` as every plugin.
         Instruments: ``process(midi_messages, duration, sample_rate, num_channels=2, buffer_size=8192,
-        reset=True)`` returns ``(num_channels, round(duration * sample_rate))`` float32; messages are
-        ``mido.Message`` objects (``time`` in absolute seconds), ``(bytes, seconds)`` or
-        ``(list[int], seconds)`` and start on the sample their timestamp gives.
+        reset=True)`` returns ``(num_channels, int(duration * sample_rate))`` float32; messages are
+        ``mido.Message`` objects (``time`` in absolute seconds), ``(bytes, seconds)`` or ``(list[int],
+        seconds)`` and start on the sample their timestamp gives. Times become samples as in pedalboard: the
+        product is computed in float32 and truncated (see :func:`stompbox.hosting.midi.sample_index`).
         """
         if isinstance(input_array, np.ndarray):
             if self.is_instrument:
@@ -572,7 +573,7 @@ class ExternalPlugin(Plugin, ParameterAccess):
         rate = check_sample_rate(sample_rate)
         block = min(check_buffer_size(buffer_size), self._max_block)
         events = read_midi_messages(midi_messages, float(duration), rate)
-        total = int(round(float(duration) * rate))
+        total = sample_index(duration, rate)
         out = np.zeros((int(num_channels), total), np.float32)
         with self._lock:
             reset_done = self._ensure_format(rate, int(num_channels))

@@ -6,6 +6,15 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
+
+def sample_index(seconds: float, sample_rate: float) -> int:
+    """The sample a time in seconds falls on, as pedalboard computes it: the float32 product of the time and
+    the sample rate, truncated. (So 0.53 s at 48 kHz is sample 25439, not 25440; a rendered buffer of
+    ``duration`` seconds has ``sample_index(duration, sample_rate)`` samples.)"""
+    return int(np.float32(seconds) * np.float32(sample_rate))
+
 
 def read_midi_messages(messages: Iterable[Any], duration: float, sample_rate: float) -> list[tuple[int, bytes]]:
     """``(sample_index, midi_bytes)`` for each message, sorted by time (stable), dropping those after
@@ -58,5 +67,5 @@ def read_midi_messages(messages: Iterable[Any], duration: float, sample_rate: fl
     for seconds, data in sorted(timed, key=lambda x: x[0]):
         if seconds > duration or seconds < 0:
             continue
-        out.append((int(round(seconds * sample_rate)), data))
+        out.append((sample_index(seconds, sample_rate), data))
     return out

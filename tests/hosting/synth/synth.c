@@ -13,6 +13,7 @@
  * Hz (plus the note-on's tuning in cents).
  * Parameters: 0 "Gain" (linear, plain = normalised, text "%.2f", default 0.5), 1 "Waveform" (two steps:
  * "Sine", "Saw"). Changes arrive through IParameterChanges in process() and apply from their sampleOffset.
+ * IMidiMapping: MIDI CC 7 (volume) on any channel is the gain; no other controller is mapped.
  * State (IComponent::getState/setState): "SBSY", version 1, then both normalised values as doubles (LE).
  *
  * Built with -DSYNTH_EDITOR, the controller also creates a trivial X11 editor (IPlugView, platform
@@ -47,6 +48,7 @@ static const uint8_t IPLUGINFACTORY3_IID[16] = IID(0x4555A2AB, 0xC1234E57, 0x9B1
 static const uint8_t ICOMPONENT_IID[16] = IID(0xE831FF31, 0xF2D54301, 0x928EBBEE, 0x25697802);
 static const uint8_t IAUDIOPROCESSOR_IID[16] = IID(0x42043F99, 0xB7DA453C, 0xA569E79D, 0x9AAEC33D);
 static const uint8_t IEDITCONTROLLER_IID[16] = IID(0xDCD7BBE3, 0x7742448D, 0xA874AACC, 0x979C759E);
+static const uint8_t IMIDIMAPPING_IID[16] = IID(0xDF0FF9F7, 0x49B74669, 0xB63AB732, 0x7ADBF5E5);
 /* our class id: "STMPBXSYNTH1" and a version word */
 static const uint8_t SYNTH_CID[16] = IID(0x53544D50, 0x42585359, 0x4E544831, 0x00000001);
 
@@ -260,10 +262,13 @@ typedef struct ComponentVtbl ComponentVtbl;
 typedef struct ProcessorVtbl ProcessorVtbl;
 typedef struct ControllerVtbl ControllerVtbl;
 
+typedef struct MidiMappingVtbl MidiMappingVtbl;
+
 typedef struct Synth {
     const ComponentVtbl *component; /* FUnknown, IPluginBase, IComponent */
     const ProcessorVtbl *processor; /* IAudioProcessor */
     const ControllerVtbl *controller; /* IEditController */
+    const MidiMappingVtbl *midi_mapping; /* IMidiMapping */
     int32_t refs;
     double sample_rate;
     uint64_t out_arrangement;
@@ -738,6 +743,29 @@ static const ControllerVtbl CONTROLLER_VTBL = {
     e_set_component_handler, e_create_view,
 };
 
+/* ------------------------------------------------------------------------------------- IMidiMapping */
+struct MidiMappingVtbl {
+    tresult (*queryInterface)(void *self, const uint8_t *iid, void **obj);
+    uint32_t (*addRef)(void *self);
+    uint32_t (*release)(void *self);
+    tresult (*getMidiControllerAssignment)(void *self, int32_t busIndex, int16_t channel, int16_t controller,
+                                           uint32_t *id);
+};
+
+static tresult m_query(void *self, const uint8_t *iid, void **obj) { return synth_query(FROM(self, midi_mapping), iid, obj); }
+static uint32_t m_add_ref(void *self) { return synth_add_ref(FROM(self, midi_mapping)); }
+static uint32_t m_release(void *self) { return synth_release(FROM(self, midi_mapping)); }
+static tresult m_get_midi_controller_assignment(void *self, int32_t bus, int16_t channel, int16_t controller,
+                                                uint32_t *id) {
+    (void)self;
+    (void)channel;
+    if (bus != 0 || controller != 7 || !id) return kResultFalse;
+    *id = PARAM_GAIN;
+    return kResultOk;
+}
+
+static const MidiMappingVtbl MIDI_MAPPING_VTBL = {m_query, m_add_ref, m_release, m_get_midi_controller_assignment};
+
 static tresult synth_query(Synth *s, const uint8_t *iid, void **obj) {
     if (!obj) return kInvalidArgument;
     void *found = NULL;
@@ -747,6 +775,8 @@ static tresult synth_query(Synth *s, const uint8_t *iid, void **obj) {
         found = &s->processor;
     else if (iid_eq(iid, IEDITCONTROLLER_IID))
         found = &s->controller;
+    else if (iid_eq(iid, IMIDIMAPPING_IID))
+        found = &s->midi_mapping;
     *obj = found;
     if (!found) return kNoInterface;
     s->refs++;
@@ -759,6 +789,7 @@ static Synth *synth_new(void) {
     s->component = &COMPONENT_VTBL;
     s->processor = &PROCESSOR_VTBL;
     s->controller = &CONTROLLER_VTBL;
+    s->midi_mapping = &MIDI_MAPPING_VTBL;
     s->refs = 1;
     s->sample_rate = 44100.0;
     s->out_arrangement = kSpeakerStereo;

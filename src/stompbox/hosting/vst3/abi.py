@@ -77,6 +77,11 @@ K_LATENCY_CHANGED = 1 << 3
 # PClassInfo2::classFlags / categories
 K_AUDIO_EFFECT_CLASS = b"Audio Module Class"
 
+# ControllerNumbers (ivstmidicontrollers.h) beyond the 128 MIDI CCs
+K_CTRL_AFTER_TOUCH = 128
+K_CTRL_PITCH_BEND = 129
+K_CTRL_PROGRAM_CHANGE = 130
+
 # Event types
 K_NOTE_ON_EVENT = 0
 K_NOTE_OFF_EVENT = 1
@@ -107,6 +112,7 @@ IPARAMVALUEQUEUE_IID = iid(0x01263A18, 0xED074F6F, 0x98C9D356, 0x4686F9BA)
 IPARAMETERCHANGES_IID = iid(0xA4779663, 0x0BB64A56, 0xB44384A8, 0x466FEB9D)
 IEVENTLIST_IID = iid(0x3A2C4214, 0x346349FE, 0xB2C4F397, 0xB9695A44)
 IPLUGINTERFACESUPPORT_IID = iid(0x4FB58B9E, 0x9EAA4E0F, 0xAB361C1C, 0xCCB56FEA)
+IMIDIMAPPING_IID = iid(0xDF0FF9F7, 0x49B74669, 0xB63AB732, 0x7ADBF5E5)
 # editors (pluginterfaces/gui/iplugview.h; the last three are in namespace Steinberg::Linux)
 IPLUGVIEW_IID = iid(0x5BC32507, 0xD06049EA, 0xA6151B52, 0x2B755B29)
 IPLUGFRAME_IID = iid(0x367FAF01, 0xAFA94693, 0x8D4DA2A0, 0xED0882A3)
@@ -400,6 +406,8 @@ METHODS: dict[str, list[tuple[str, Any, tuple[Any, ...]]]] = {
         ("canResize", c_int32, ()),
         ("checkSizeConstraint", c_int32, (POINTER(ViewRect),)),
     ],
+    "IMidiMapping": _FUNKNOWN
+    + [("getMidiControllerAssignment", c_int32, (c_int32, c_int16, c_int16, POINTER(c_uint32)))],
     "IEventHandler": _FUNKNOWN + [("onFDIsSet", None, (c_int32,))],
     "ITimerHandler": _FUNKNOWN + [("onTimer", None, ())],
 }

@@ -93,6 +93,9 @@ class Vst3Instance:
         self.setup: tuple[float, int, int] | None = None
         self.pending: dict[int, float] = {}
         self.values: dict[int, float] = {}
+        self.midi_points: list[tuple[int, int, float]] = []  # (param id, sample offset, value) from MIDI controllers
+        self.midi_mapping: abi.ComPtr | None = None
+        self._midi_map: dict[tuple[int, int], int | None] = {}
 
         component = module.create(info.cid, abi.ICOMPONENT_IID, "IComponent")
         if component is None:
@@ -107,6 +110,8 @@ class Vst3Instance:
             raise PluginLoadError(f"Unable to load plugin {module.path}: {info.name!r} is not an audio processor.")
         self.processor = processor
         self._init_controller()
+        if self.controller is not None:
+            self.midi_mapping = self.controller.query(abi.IMIDIMAPPING_IID, "IMidiMapping")
         self.buses = self._read_buses()
         self.params = self._read_params()
         self._by_id = {p.id: p for p in self.params}
@@ -342,10 +347,13 @@ class Vst3Instance:
         saves the plugin a call back into Python)."""
         changes = self.in_changes
         changes.clear()
-        if self.pending:
+        if self.pending or self.midi_points:
             for pid, value in self.pending.items():
                 changes.add(pid).points = [(0, value)]
             self.pending.clear()
+            for pid, offset, value in self.midi_points:  # in time order: queues stay sorted by offset
+                changes.add(pid).points.append((offset, value))
+            self.midi_points.clear()
             self._data.inputParameterChanges = changes.ptr
         else:
             self._data.inputParameterChanges = None
@@ -451,6 +459,27 @@ class Vst3Instance:
         return int(self.processor.getTailSamples())
 
     # ------------------------------------------------------------------ parameters
+    def add_midi_controller(self, offset: int, channel: int, number: int, value: float) -> bool:
+        """Queue a MIDI controller (CC 0-127, or ``abi.K_CTRL_*``) for the next block as a change, at ``offset``,
+        of the parameter the plugin maps it to (``IMidiMapping``); False if it maps it to none."""
+        key = (channel, number)
+        pid = self._midi_map.get(key, -1)
+        if pid == -1:
+            pid = None
+            out = ctypes.c_uint32(0)
+            mapping = self.midi_mapping
+            if mapping is not None:
+                if mapping.getMidiControllerAssignment(0, channel, number, byref(out)) == abi.K_RESULT_OK:
+                    pid = int(out.value)
+            self._midi_map[key] = pid
+        if pid is None:
+            return False
+        self.midi_points.append((pid, int(offset), float(value)))
+        self.values[pid] = float(value)
+        if self.controller is not None:
+            self.controller.setParamNormalized(pid, float(value))
+        return True
+
     def _edited(self, pid: int, value: float) -> None:
         """An edit from the plugin's own editor (``IComponentHandler::performEdit``, on the editor's thread): the
         controller has it already; the processor gets it with the next block."""
@@ -580,6 +609,8 @@ class Vst3Instance:
                 self._conn_controller.disconnect(self._conn_component.ptr)
                 self._conn_component.release()
                 self._conn_controller.release()
+            if self.midi_mapping is not None:
+                self.midi_mapping.release()
             if self.controller is not None:
                 self.controller.setComponentHandler(None)
                 if self._separate_controller:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...core.layout import check_buffer_size, check_sample_rate
 from ..external import ExternalPlugin, ExternalPluginReloadType
-from ..midi import read_midi_messages
+from ..midi import read_midi_messages, sample_index
 from . import abi, state
 from .instance import Vst3Instance
 from .module import PluginLoadError, load_module
@@ -354,10 +354,10 @@ class VST3Plugin(ExternalPlugin):
 
         Effects: ``process(input_array, sample_rate, buffer_size=8192, reset=True)`` as every plugin.
         Instruments: ``process(midi_messages, duration, sample_rate, num_channels=2, buffer_size=8192,
-        reset=True)`` returns ``(num_channels, round(duration * sample_rate))`` float32; messages are
+        reset=True)`` returns ``(num_channels, int(duration * sample_rate))`` float32; messages are
         ``mido.Message`` objects (``time`` in absolute seconds), ``(bytes, seconds)`` or ``(list[int],
-        seconds)``
-        and start on the sample their timestamp gives.
+        seconds)`` and start on the sample their timestamp gives. Times become samples as in pedalboard: the
+        product is computed in float32 and truncated (see :func:`stompbox.hosting.midi.sample_index`).
         """
         if isinstance(input_array, np.ndarray):
             if self._is_instrument:
@@ -386,7 +386,7 @@ class VST3Plugin(ExternalPlugin):
         rate = check_sample_rate(sample_rate)
         block = min(check_buffer_size(buffer_size), MAX_BLOCK)
         events = read_midi_messages(midi_messages, float(duration), rate)
-        total = int(round(float(duration) * rate))
+        total = sample_index(duration, rate)
         out = np.zeros((num_channels, total), np.float32)
         with self._lock:
             reset_done = self._ensure_format(rate, int(num_channels))
@@ -397,7 +397,12 @@ class VST3Plugin(ExternalPlugin):
             for start in range(0, total, block):
                 n = min(block, total - start)
                 while k < len(events) and events[k][0] < start + n:
-                    add_midi_event(inst.events, events[k][0] - start, events[k][1])
+                    offset, data = events[k][0] - start, events[k][1]
+                    controller = midi_controller(data)
+                    if controller is None:
+                        add_midi_event(inst.events, offset, data)
+                    else:
+                        inst.add_midi_controller(offset, *controller)
                     k += 1
                 if inst.main_in is not None:
                     inst.main_in[:, :n] = 0.0
@@ -508,11 +513,30 @@ def _new_vst3() -> VST3Plugin:
     return VST3Plugin.__new__(VST3Plugin)
 
 
+def midi_controller(data: bytes) -> tuple[int, int, float] | None:
+    """``(channel, VST3 controller number, normalised value)`` for a control change (CC 0-127, value / 127),
+    channel pressure (``kAfterTouch``), pitch bend (``kPitchBend``, 14 bits / 16383) or program change
+    (``kCtrlProgramChange``, program / 127); None for other messages. A VST3 plugin receives these as changes
+    of the parameters its ``IMidiMapping`` assigns to them."""
+    if not data:
+        return None
+    kind, channel = data[0] & 0xF0, data[0] & 0x0F
+    if kind == 0xB0 and len(data) >= 3 and data[1] < 128:
+        return channel, data[1], data[2] / 127.0
+    if kind == 0xD0 and len(data) >= 2:
+        return channel, abi.K_CTRL_AFTER_TOUCH, data[1] / 127.0
+    if kind == 0xE0 and len(data) >= 3:
+        return channel, abi.K_CTRL_PITCH_BEND, ((data[2] << 7) | data[1]) / 16383.0
+    if kind == 0xC0 and len(data) >= 2:
+        return channel, abi.K_CTRL_PROGRAM_CHANGE, data[1] / 127.0
+    return None
+
+
 def add_midi_event(events: Any, offset: int, data: bytes) -> None:
     """Append one MIDI message to a VST3 event list as a note-on/off, poly-pressure or SysEx event.
 
-    Other channel messages (controllers, pitch bend, program change) have no VST3 event type: they reach
-    a VST3 plugin only through its MIDI-mapped parameters, which this host does not translate yet.
+    Other channel messages (controllers, pitch bend, channel pressure, program change) have no VST3 event
+    type: see :func:`midi_controller`. Anything else is dropped.
     """
     status = data[0]
     kind = status & 0xF0
