@@ -9,40 +9,22 @@ import shutil
 import subprocess
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-SYNTH_DIR = Path(__file__).parent / "synth"
-
-
-def _build_synth(folder: Path, editor: bool) -> str:
-    from stompbox.hosting.vst3.module import _arch_folder
-
-    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-    if cc is None:
-        pytest.skip("no C compiler to build the test VST3 instrument")
-    bundle = folder / "StompboxTestSynth.vst3"
-    binary = bundle / "Contents" / _arch_folder() / "StompboxTestSynth.so"
-    binary.parent.mkdir(parents=True)
-    flags = ["-DSYNTH_EDITOR", "-ldl"] if editor else []
-    cmd = [cc, "-shared", "-fPIC", "-O2", "-std=c11", "-Wall", "-o", str(binary), str(SYNTH_DIR / "synth.c")]
-    result = subprocess.run([*cmd, *flags, "-lm"], capture_output=True, text=True)
-    if result.returncode != 0:
-        raise RuntimeError(f"building the test synth failed:\n{result.stderr}")
-    return str(bundle)
+from _vst3_synth import build_synth
 
 
 @pytest.fixture(scope="session")
 def vst3_synth(tmp_path_factory) -> str:
     """The path of the ``StompboxTestSynth.vst3`` bundle (no editor)."""
-    return _build_synth(tmp_path_factory.mktemp("synth"), editor=False)
+    return build_synth(tmp_path_factory.mktemp("synth"), editor=False)
 
 
 @pytest.fixture(scope="session")
 def vst3_synth_with_editor(tmp_path_factory) -> str:
     """The same instrument built with its trivial X11 editor."""
-    return _build_synth(tmp_path_factory.mktemp("synth_editor"), editor=True)
+    return build_synth(tmp_path_factory.mktemp("synth_editor"), editor=True)
 
 
 @pytest.fixture(scope="session")
