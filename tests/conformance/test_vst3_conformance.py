@@ -32,7 +32,7 @@ CASES = {
     ],
     "ZamGate": [{}, {"threshold_db": -30}, {"threshold_db": -20, "attack_ms": 5, "release_ms": 50}],
     "ZamTube": [{}, {"tube_drive": 5}, {"tube_drive": 8, "bass": 8, "treble": 2}],
-    "ZamAutoSat": [{}],
+    "ZamAutoSat": [{}],  # no parameters of its own (only the host-info buffer size and sample rate)
     "ZaMaximX2": [{}],  # 480 samples of latency, compensated by both hosts
 }
 
