@@ -181,3 +181,26 @@ def test_dask_local_cluster_200_files_with_a_corrupt_one(tmp_path):
             a, _ = sf.read(ours.output, dtype="float32")
             b, _ = sf.read(ref.output, dtype="float32")
             assert np.array_equal(a, b), ours.input
+
+
+def test_a_worker_builds_each_chain_once_per_thread_and_resets_it_per_file(tmp_path):
+    import threading
+
+    from stompbox.batch import _chain_for
+
+    description = _chain().to_dict()
+    first = _chain_for(description)
+    assert _chain_for(description) is first  # reused for the next file of this thread
+    other = []
+    thread = threading.Thread(target=lambda: other.append(_chain_for(description)))
+    thread.start()
+    thread.join()
+    assert other[0] is not first  # a board is never shared between threads
+    # reuse gives the same output as a fresh chain for every file (state is reset per file)
+    a, b = tmp_path / "a.wav", tmp_path / "b.wav"
+    sf.write(a, music(0.3, SR, seed=1).T, SR, subtype="FLOAT")
+    sf.write(b, music(0.3, SR, seed=2).T, SR, subtype="FLOAT")
+    for src in (a, b, a):
+        process_file(src, tmp_path / "out.wav", first)
+        y, _ = sf.read(tmp_path / "out.wav", dtype="float32", always_2d=True)
+        assert np.array_equal(y.T, _expected(src)), src

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import json
 import os
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -317,16 +319,47 @@ def _one_line(error: BaseException) -> str:
     return text if len(text) <= 300 else text[:297] + "..."
 
 
+#: chains built by this worker (one per thread: a board is not shared between threads), by description
+_BUILT = threading.local()
+
+
+def _chain_for(description: dict[str, Any]) -> Plugin:
+    """The board ``description`` describes, built once per worker thread and reset for each file."""
+    key = json.dumps(description, sort_keys=True, default=str)
+    cache = getattr(_BUILT, "chains", None)
+    if cache is None:
+        cache = _BUILT.chains = {}
+    plugin = cache.get(key)
+    if plugin is None:
+        if len(cache) > 8:  # a long-lived worker serving many different chains
+            cache.clear()
+        plugin = cache[key] = _as_plugin(description)
+    return plugin
+
+
+def _warm_up(description: dict[str, Any]) -> None:
+    """Load the chain's compiled kernels in this process, so forked workers inherit them."""
+    try:
+        _chain_for(description).process(np.zeros((2, 256), np.float32), 44100.0)
+    except Exception:  # noqa: BLE001 - only an optimisation; the files report their own errors
+        pass
+
+
 def _work(input_path: str, output_path: str, chain: dict[str, Any], options: dict[str, Any]) -> FileResult:
     """One file, in a worker: never raises for a bad file, returns its result."""
     start = time.perf_counter()
     try:
         parent = os.path.dirname(os.path.abspath(output_path))
         os.makedirs(parent, exist_ok=True)
-        frames_in, frames_out = process_file(input_path, output_path, chain, **options)
+        frames_in, frames_out = process_file(input_path, output_path, _chain_for(chain), **options)
     except Exception as error:  # noqa: BLE001 - one bad file must not stop the batch
         return FileResult(input_path, output_path, "failed", _one_line(error), seconds=time.perf_counter() - start)
     return FileResult(input_path, output_path, "ok", None, frames_in, frames_out, time.perf_counter() - start)
+
+
+def _work_group(files: list[tuple[str, str]], chain: dict[str, Any], options: dict[str, Any]) -> list[FileResult]:
+    """Several files in one task (see :func:`_work`)."""
+    return [_work(src, out, chain, options) for src, out in files]
 
 
 def _outputs_for(
@@ -432,6 +465,7 @@ def process_files(
     try:
         if executor is None and (jobs or os.cpu_count() or 1) > 1 and len(todo) > 1:
             workers = min(jobs or os.cpu_count() or 1, len(todo))
+            _warm_up(description)
             executor = own_executor = concurrent.futures.ProcessPoolExecutor(max_workers=workers)
         if executor is None:
             for i in todo:
@@ -439,15 +473,26 @@ def process_files(
                 if bar is not None:
                     bar.update(1)
         else:
-            futures = {executor.submit(_work, sources[i], outputs[i], description, options): i for i in todo}
+            # files go out in small groups: fewer round trips to the workers (the parent's own CPU time and
+            # the pool's per-task cost), while keeping every worker busy to the end
+            workers = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
+            size = max(1, min(16, len(todo) // (8 * workers)))
+            groups = [todo[k : k + size] for k in range(0, len(todo), size)]
+            futures = {
+                executor.submit(_work_group, [(sources[i], outputs[i]) for i in group], description, options): group
+                for group in groups
+            }
             for future in concurrent.futures.as_completed(futures):
-                i = futures[future]
+                group = futures[future]
                 try:
-                    results[i] = future.result()
+                    done = future.result()
                 except Exception as error:  # noqa: BLE001 - the worker itself died (e.g. a crashed process)
-                    results[i] = FileResult(sources[i], outputs[i], "failed", f"worker failed: {_one_line(error)}")
+                    message = f"worker failed: {_one_line(error)}"
+                    done = [FileResult(sources[i], outputs[i], "failed", message) for i in group]
+                for i, result in zip(group, done, strict=True):
+                    results[i] = result
                 if bar is not None:
-                    bar.update(1)
+                    bar.update(len(group))
     finally:
         if own_executor is not None:
             own_executor.shutdown(wait=True, cancel_futures=True)
