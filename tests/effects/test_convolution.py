@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 import soundfile
@@ -178,3 +180,63 @@ def test_properties_and_repr():
     assert plugin.impulse_response_filename is None
     assert plugin.mix == 0.5
     assert Convolution(ir.astype(np.float64), sample_rate=SR).impulse_response.dtype == np.float32
+
+
+# ---------------------------------------------------------------------------------------------- IR resampling
+def _biquad_impulse(n: int) -> np.ndarray:
+    """Impulse response of the 2-pole Butterworth at a quarter of the sample rate, from its coefficients:
+    k = 1/tan(pi/4) = 1, b = (c, 2c, c) with c = 1/(2 + sqrt 2), a1 = 0, a2 = c (2 - sqrt 2)."""
+    c = 1.0 / (2.0 + np.sqrt(2.0))
+    a2 = c * (2.0 - np.sqrt(2.0))
+    h = np.zeros(n)
+    for i in range(n):
+        x = (c if i == 0 else 0.0) + (2 * c if i == 1 else 0.0) + (c if i == 2 else 0.0)
+        h[i] = x - (a2 * h[i - 2] if i >= 2 else 0.0)
+    return h
+
+
+def test_ir_resampling_by_two_down_is_filter_then_every_other_sample():
+    from stompbox.effects.ir_resample import resample_impulse_response
+
+    ir = np.zeros((1, 40), np.float32)
+    ir[0, 0] = 1.0
+    out = resample_impulse_response(ir, 88200.0, 44100.0)
+    assert out.shape == (1, 20)
+    np.testing.assert_allclose(out[0], _biquad_impulse(40)[::2], atol=1e-7)
+
+
+def test_ir_resampling_by_two_up_is_linear_interpolation_then_filter():
+    from stompbox.effects.ir_resample import resample_impulse_response
+
+    ir = np.zeros((1, 20), np.float32)
+    ir[0, 0] = 1.0
+    out = resample_impulse_response(ir, 22050.0, 44100.0)
+    assert out.shape == (1, 40)
+    interpolated = np.zeros(40)
+    interpolated[:2] = [1.0, 0.5]  # halfway between the impulse and the next (zero) sample
+    expected = np.convolve(interpolated, _biquad_impulse(40))[:40]
+    np.testing.assert_allclose(out[0], expected, atol=1e-7)
+
+
+@pytest.mark.parametrize(("from_rate", "to_rate"), [(48000.0, 44100.0), (22050.0, 44100.0), (8000.0, 48000.0)])
+def test_ir_resampling_keeps_dc_and_gives_the_rounded_length(from_rate, to_rate):
+    from stompbox.effects.ir_resample import resample_impulse_response
+
+    ir = np.ones((2, 3001), np.float32)
+    out = resample_impulse_response(ir, from_rate, to_rate)
+    assert out.shape == (2, round(3001 * to_rate / from_rate))
+    np.testing.assert_allclose(out[:, 200 : out.shape[1] - 200], 1.0, atol=1e-5)  # unity DC gain, settled
+
+
+def test_soxr_ir_resampling_is_an_option():
+    ir = (np.random.default_rng(3).standard_normal(2000) * np.exp(-np.arange(2000) / 300)).astype(np.float32)
+    x = np.random.default_rng(4).standard_normal((1, 20000)).astype(np.float32)
+    default = Convolution(ir, sample_rate=48000)(x, 44100)
+    band_limited = Convolution(ir, sample_rate=48000, ir_resampling="soxr")(x, 44100)
+    assert 1e-4 < np.sqrt(np.mean((default - band_limited) ** 2)) / np.sqrt(np.mean(default**2)) < 0.5
+    same_rate = Convolution(ir, sample_rate=44100, ir_resampling="soxr")(x, 44100)
+    np.testing.assert_array_equal(same_rate, Convolution(ir, sample_rate=44100)(x, 44100))
+    with pytest.raises(ValueError, match="ir_resampling"):
+        Convolution(ir, sample_rate=48000, ir_resampling="sinc")
+    copy = pickle.loads(pickle.dumps(Convolution(ir, sample_rate=48000, ir_resampling="soxr")))
+    np.testing.assert_array_equal(copy(x, 44100), band_limited)

@@ -21,6 +21,7 @@ import numpy as np
 from ..core.jit import kernel
 from ..core.params import Param
 from ..core.plugin import Plugin
+from .ir_resample import resample_impulse_response
 
 #: JUCE's impulse-response normalisation: the IR is scaled so that its loudest channel has this L2 norm
 NORMALISED_NORM = 0.125
@@ -153,15 +154,20 @@ class _TailPart:
                 self.pos = 0
 
 
+#: ways of resampling an impulse response given at another sample rate (see Convolution)
+IR_RESAMPLING = ("pedalboard", "soxr")
+
+
 class Convolution(Plugin):
     """Convolve the audio with an impulse response (a room, a speaker cabinet, any linear filter).
 
     The impulse response is normalised as pedalboard (JUCE) does: scaled by ``0.125 / ||h||_2`` where
     ``||h||_2`` is the L2 norm of its loudest channel, so a unit impulse gives ``0.125 * x``; a near-silent IR
-    (sum of squares below 1e-8) is used unscaled. It is resampled
-    (with soxr) to the sample rate of the audio being processed. A mono IR is applied to every channel; a
-    stereo IR applies its channels to the left and right channels (channel ``c`` uses IR channel
-    ``c % ir_channels``; mono input uses the first). There is no latency, and the output does not depend on the
+    (sum of squares below 1e-8) is used unscaled. An IR at another sample rate is resampled to the rate of the
+    audio being processed as pedalboard does it (linear interpolation with a 2-pole low-pass, see
+    :mod:`stompbox.effects.ir_resample`), or band-limited with soxr when ``ir_resampling="soxr"``. A mono IR is
+    applied to every channel; a stereo IR applies its channels to the left and right channels (channel ``c``
+    uses IR channel ``c % ir_channels``; mono input uses the first). There is no latency, and the output does not depend on the
     block size (beyond float rounding, ~1e-7). The output is ``(1 - mix) * x + mix * (h * x)``.
 
     Parameters
@@ -174,6 +180,9 @@ class Convolution(Plugin):
         itself cannot be automated.)
     sample_rate : float, optional
         Sample rate of an ndarray impulse response in Hz (required for arrays; ignored for files).
+    ir_resampling : {"pedalboard", "soxr"}
+        How an IR at another sample rate is resampled: as pedalboard does (default, same sound), or with soxr's
+        band-limited resampler (no aliasing or high-frequency droop; keyword only, a stompbox extension).
     """
 
     _block_invariant = True
@@ -186,7 +195,14 @@ class Convolution(Plugin):
         impulse_response_filename: str | os.PathLike[str] | np.ndarray,
         mix: float = 1.0,
         sample_rate: float | None = None,
+        *,
+        ir_resampling: str = "pedalboard",
     ) -> None:
+        if ir_resampling not in IR_RESAMPLING:
+            raise ValueError(
+                f"ir_resampling must be one of {', '.join(map(repr, IR_RESAMPLING))} (got {ir_resampling!r})."
+            )
+        self._ir_resampling = ir_resampling
         if isinstance(impulse_response_filename, np.ndarray):
             if sample_rate is None:
                 raise RuntimeError("sample_rate must be provided when passing a numpy array as an impulse response.")
@@ -245,7 +261,10 @@ class Convolution(Plugin):
     def to_dict(self) -> dict[str, Any]:
         if self._ir_filename is None:
             raise TypeError("A Convolution built from an array cannot be saved; build it from a file instead.")
-        return {"type": "Convolution", "params": {"impulse_response_filename": self._ir_filename, "mix": self.mix}}
+        params: dict[str, Any] = {"impulse_response_filename": self._ir_filename, "mix": self.mix}
+        if self._ir_resampling != "pedalboard":
+            params["ir_resampling"] = self._ir_resampling
+        return {"type": "Convolution", "params": params}
 
     @classmethod
     def _from_dict(cls, data: dict[str, Any]) -> Convolution:
@@ -260,9 +279,12 @@ class Convolution(Plugin):
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         ir = self._ir
         if sample_rate != self._ir_rate:
-            import soxr
+            if getattr(self, "_ir_resampling", "pedalboard") == "soxr":
+                import soxr
 
-            ir = np.ascontiguousarray(soxr.resample(ir.T, self._ir_rate, sample_rate, quality="HQ").T, np.float32)
+                ir = np.ascontiguousarray(soxr.resample(ir.T, self._ir_rate, sample_rate, quality="HQ").T, np.float32)
+            else:
+                ir = resample_impulse_response(ir, self._ir_rate, sample_rate)
             if ir.shape[1] == 0:
                 ir = np.zeros((ir.shape[0], 1), np.float32)
         ir = ir.astype(np.float64)
