@@ -167,8 +167,8 @@ class Convolution(Plugin):
     audio being processed as pedalboard does it (linear interpolation with a 2-pole low-pass, see
     :mod:`stompbox.effects.ir_resample`), or band-limited with soxr when ``ir_resampling="soxr"``. A mono IR is
     applied to every channel; a stereo IR applies its channels to the left and right channels (channel ``c``
-    uses IR channel ``c % ir_channels``; mono input uses the first). There is no latency, and the output does not depend on the
-    block size (beyond float rounding, ~1e-7). The output is ``(1 - mix) * x + mix * (h * x)``.
+    uses IR channel ``c % ir_channels``; mono input uses the first). There is no latency, and the output does
+    not depend on the block size (beyond float rounding, ~1e-7). The output is ``(1 - mix) * x + mix * (h * x)``.
 
     Parameters
     ----------
