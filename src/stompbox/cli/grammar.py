@@ -67,14 +67,21 @@ def find_effect(name: str) -> type[Plugin]:
     GrammarError
         If there is no such effect; the message lists the valid names (and the closest match).
     """
-    table = builtin_effects()
-    by_key = {_key(n): cls for n, cls in table.items()}
-    cls = by_key.get(_key(name))
-    if cls is not None:
-        return cls
+    from .. import effects
+
+    # resolved by name first, so only the modules of the effects asked for are imported (less memory for a
+    # long render); the class names are the capitalised exports (time_stretch is a function)
+    names = sorted(n for n in effects.EXPORTS if n[:1].isupper())
+    by_key = {_key(n): n for n in names}
+    found = by_key.get(_key(name))
+    if found is not None:
+        cls = getattr(effects, found)
+        if isinstance(cls, type) and issubclass(cls, Plugin) and not cls._abstract:
+            return cls
     close = difflib.get_close_matches(_key(name), list(by_key), n=1, cutoff=0.6)
-    hint = f" (did you mean {by_key[close[0]].__name__}?)" if close else ""
-    raise GrammarError(f"unknown effect {name!r}{hint}; valid effects: {', '.join(table)}")
+    hint = f" (did you mean {by_key[close[0]]}?)" if close else ""
+    valid = ", ".join(builtin_effects())
+    raise GrammarError(f"unknown effect {name!r}{hint}; valid effects: {valid}")
 
 
 def _constructor_extras(cls: type[Plugin]) -> dict[str, inspect.Parameter]:
