@@ -20,7 +20,7 @@ import pytest
 import _audio
 from stompbox.hosting import load_plugin
 from stompbox.hosting.vst3 import abi
-from stompbox.hosting.vst3.editor import XEvent
+from stompbox.hosting.vst3.editor import XAnyEvent, XEvent
 
 VST3_DIR = "/usr/lib/vst3"
 needs_zam = pytest.mark.skipif(not os.path.isdir(f"{VST3_DIR}/ZamComp.vst3"), reason="zam-plugins not installed")
@@ -58,11 +58,7 @@ class XWindowAttributes(ctypes.Structure):
 
 class XButtonEvent(ctypes.Structure):
     _fields_ = [
-        ("type", c_int),
-        ("serial", c_ulong),
-        ("send_event", c_int),
-        ("display", c_void_p),
-        ("window", c_ulong),
+        *XAnyEvent._fields_,
         ("root", c_ulong),
         ("subwindow", c_ulong),
         ("time", c_ulong),

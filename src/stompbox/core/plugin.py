@@ -192,14 +192,22 @@ class Plugin:
         finite clears the plugin's state right after it, so one bad block cannot poison a stream forever (a
         recursive filter or a reverb would otherwise output NaN until ``reset()``).
         """
+        self._begin_step()
+        out = self._process(block) if not self._automation else self._step_automated(block)
+        self._end_step(out, block.shape[1])
+        return out
+
+    def _begin_step(self) -> None:
+        """Bring coefficients up to date before a block (parameters changed since the last one)."""
         if self._dirty:
             self._update()
             self._dirty = False
-        out = self._process(block) if not self._automation else self._step_automated(block)
-        self._clock += block.shape[1]
+
+    def _end_step(self, out: np.ndarray, frames: int) -> None:
+        """Advance the clock by a processed block and apply the non-finite rule (see :meth:`_step`)."""
+        self._clock += frames
         if self._stateful and out.size and not np.isfinite(out).all():
             self._reset_state()
-        return out
 
     def _step_automated(self, block: np.ndarray) -> np.ndarray:
         """Process a block while some parameters are automated (the clock is the block's first sample)."""

@@ -50,11 +50,7 @@ class XAnyEvent(ctypes.Structure):
 
 class XClientMessageEvent(ctypes.Structure):
     _fields_ = [
-        ("type", c_int),
-        ("serial", c_ulong),
-        ("send_event", c_int),
-        ("display", c_void_p),
-        ("window", c_ulong),
+        *XAnyEvent._fields_,  # the header every X event starts with
         ("message_type", c_ulong),
         ("format", c_int),
         ("data", c_long * 5),

@@ -75,6 +75,8 @@ class VST3Plugin(ExternalPlugin):
 
     installed_plugins = _InstalledPlugins()
     _chunks_itself = True
+    #: how a reset clears this plugin (pedalboard's ``_reload_type``); detected on the first reset
+    _reload_type = ExternalPluginReloadType.Unknown
 
     def __init__(
         self,
@@ -265,15 +267,6 @@ class VST3Plugin(ExternalPlugin):
         old.close()
         self._latency = fresh.latency() if setup is not None else 0
 
-    @property
-    def _reload_type(self) -> ExternalPluginReloadType:
-        """How :meth:`reset` clears this plugin (pedalboard's ``_reload_type``); detected on first use."""
-        return self.__dict__.get("_reload_kind", ExternalPluginReloadType.Unknown)
-
-    @_reload_type.setter
-    def _reload_type(self, value: ExternalPluginReloadType) -> None:
-        self.__dict__["_reload_kind"] = ExternalPluginReloadType(value)
-
     def _process(self, block: np.ndarray) -> np.ndarray:
         inst = self._instance
         channels, n = block.shape
@@ -316,15 +309,11 @@ class VST3Plugin(ExternalPlugin):
             and inst.main_in is not None
             and inst.main_out is not None
         ):
-            if self._dirty:
-                self._update()
-                self._dirty = False
+            self._begin_step()
             out = np.empty(audio.shape, np.float32)
             inst.process_many(audio, out, chunk)
-            self._clock += audio.shape[1]
             self._after_blocks()
-            if not np.isfinite(out).all():  # the engine's non-finite rule (see Plugin._step)
-                self._reset_state()
+            self._end_step(out, audio.shape[1])
             return out
         return super()._run(audio, block_size, flush)
 
