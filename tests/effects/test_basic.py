@@ -73,3 +73,46 @@ def test_bitcrush_range(bits):
 def test_block_invariance(plugin, block):
     x = music(0.2 if block > 1 else 0.02)
     np.testing.assert_allclose(process_in_blocks(plugin, x, SR, block), plugin(x, SR), atol=1e-6)
+
+
+def _layouts(x: np.ndarray) -> dict[str, np.ndarray]:
+    """The same stereo audio in every memory layout a caller can hand over."""
+    wide = np.zeros((2, 2 * x.shape[1] + 10), np.float32)
+    wide[:, 10::2] = x
+    return {
+        "C float32": x,
+        "C float64": x.astype(np.float64),
+        "channels-last float32": np.ascontiguousarray(x.T),
+        "channels-last float64": np.ascontiguousarray(x.T, dtype=np.float64),
+        "strided view": wide[:, 10::2],
+        "offset view": np.concatenate([x, x], axis=1)[:, 7 : 7 + x.shape[1]],
+        "mono 1-D": x[0].copy(),
+    }
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: Gain(-3), Invert, lambda: Clipping(-3), lambda: Distortion(20), lambda: Bitcrush(5)],
+    ids=["Gain", "Invert", "Clipping", "Distortion", "Bitcrush"],
+)
+def test_one_pass_equals_staged_blocks_in_every_layout(make):
+    # A memoryless effect called alone maps the caller's array straight into the output (Plugin._map); inside a
+    # board it is run on float32 staging blocks (the last, shorter one a strided view). Both must give the same
+    # bits, in the caller's layout, whatever the input's dtype and memory layout.
+    from stompbox import Pedalboard
+
+    x = music(100_000 / SR) * 1.5  # 100,000 frames: more than one staging block, the last one partial
+    x[0, 123] = np.nan
+    x[1, 456] = np.inf
+    for name, audio in _layouts(x).items():
+        alone = make()(audio, SR)
+        staged = Pedalboard([make()])(audio, SR)
+        assert alone.dtype == np.float32 and alone.shape == audio.shape, name
+        assert alone.flags.c_contiguous, name
+        np.testing.assert_array_equal(alone, staged, err_msg=name)
+        reference = make()(np.ascontiguousarray(audio, np.float32), SR)
+        np.testing.assert_array_equal(alone, reference, err_msg=name)
+    # the caller's array is never written to
+    before = x.copy()
+    make()(x, SR)
+    np.testing.assert_array_equal(x, before)

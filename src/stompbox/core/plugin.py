@@ -45,6 +45,11 @@ DUPLICATE_ERROR = (
 _MIN_STEP_SAMPLES = 131072
 
 
+def _channels_last(audio: np.ndarray) -> bool:
+    """Whether a channels-first view is the transpose of a C-contiguous ``(samples, channels)`` array."""
+    return audio.shape[0] > 1 and audio.strides[0] == audio.itemsize and not audio.flags.c_contiguous
+
+
 class Plugin:
     """Base class of every stompbox plugin: a stateful processor of ``(channels, samples)`` float32 audio.
 
@@ -74,6 +79,10 @@ class Plugin:
     #: ``_update``), with sub-blocks aligned to the stream clock so the output does not depend on block sizes
     _native_automation: ClassVar[frozenset[str]] = frozenset()
     _automation_chunk: ClassVar[int] = 32
+    #: True for memoryless plugins whose output sample depends on the input sample alone and that implement
+    #: :meth:`_map`: a call without automation then runs as one pass from the caller's array into the output
+    #: (no staging blocks, one GIL release), which is what lets memory-bound effects scale across threads
+    _pointwise: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -125,6 +134,15 @@ class Plugin:
     def _process_automated(self, block: np.ndarray, curves: dict[str, np.ndarray]) -> np.ndarray:
         """Like :meth:`_process`, with per-sample values (float64 arrays of the block's length) for the
         automated parameters named in ``_native_automation``; the other parameters are static."""
+        raise NotImplementedError
+
+    def _map(self, src: np.ndarray, dst: np.ndarray) -> None:
+        """Pointwise plugins: write the processed ``src`` into ``dst`` (both ``(channels, n)``, same shape).
+
+        ``src`` is float32 or float64 in any memory layout; ``dst`` is float32 and C- or Fortran-contiguous; they
+        may be the same array. The result must equal converting ``src`` to float32 and processing it with
+        :meth:`_process`.
+        """
         raise NotImplementedError
 
     def _output_channels(self, num_channels: int) -> int:
@@ -364,6 +382,16 @@ class Plugin:
             self._withheld = max(0, self._withheld + latency - self._latency_seen)
             self._latency_seen = latency
         total = frames + (self._withheld if flush else 0)
+        if self._pointwise and not self._automation:  # one pass, caller's array -> output, in its layout
+            output = (
+                np.empty((frames, channels), np.float32).T
+                if _channels_last(audio)
+                else np.empty(audio.shape, np.float32)
+            )
+            self._begin_step()
+            self._map(audio, output)
+            self._end_step(output, frames)
+            return output
         if self._chunks_itself:  # the whole call in one step, processed in place in the output array
             self._chunk = block_size
             block_size = max(block_size, total)

@@ -12,23 +12,51 @@ from ..core.plugin import Plugin
 
 
 @kernel
-def _clip(block, limit):  # pragma: no cover - compiled
-    for c in range(block.shape[0]):
-        row = block[c]
-        for i in range(row.shape[0]):
-            v = row[i]
-            if v > limit:
-                row[i] = limit
-            elif v < -limit:
-                row[i] = -limit
+def _clip(src, dst, limit):  # pragma: no cover - compiled
+    for i in range(src.shape[0]):
+        v = np.float32(src[i])
+        if v > limit:
+            v = limit
+        elif v < -limit:
+            v = -limit
+        dst[i] = v  # NaN passes through, as with np.clip
 
 
 @kernel
-def _crush(block, scale):  # pragma: no cover - compiled
-    for c in range(block.shape[0]):
-        row = block[c]
-        for i in range(row.shape[0]):
-            row[i] = np.round(row[i] * scale) / scale
+def _crush(src, dst, scale):  # pragma: no cover - compiled
+    for i in range(src.shape[0]):
+        dst[i] = np.round(np.float32(src[i]) * scale) / scale
+
+
+def _flat(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``src`` and ``dst`` as 1-D arrays in the same sample order (views when their memory layouts agree; else
+    ``src`` is first copied into ``dst``, converted to float32), for kernels that run over raw memory."""
+    order = "F" if dst.flags.f_contiguous and not dst.flags.c_contiguous else "C"
+    flat_dst = dst.reshape(-1, order=order)
+    if not (src.flags.f_contiguous if order == "F" else src.flags.c_contiguous):
+        np.copyto(dst, src, casting="same_kind")
+        return flat_dst, flat_dst
+    return src.reshape(-1, order=order), flat_dst
+
+
+class _Memoryless(Plugin):
+    """What the memoryless effects share: no state, block-invariant, and pointwise (see ``Plugin._map``).
+
+    Each subclass implements ``_map`` in one pass; ``_process`` is ``_map`` in place.
+    """
+
+    _abstract = True
+    _block_invariant = True
+    _stateful = False
+    _pointwise = True
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        if block.flags.c_contiguous:
+            self._map(block, block)
+        else:  # the last, shorter block of a call is a view into the staging array: each row is contiguous
+            for row in block:
+                self._map(row[None], row[None])
+        return block
 
 
 def db_to_gain(db: float) -> float:
@@ -36,7 +64,7 @@ def db_to_gain(db: float) -> float:
     return float(10.0 ** (min(db, 7000.0) / 20.0)) if db < 7000.0 else float("inf")
 
 
-class Gain(Plugin):
+class Gain(_Memoryless):
     """Multiply the signal by a fixed gain.
 
     Parameters
@@ -46,10 +74,6 @@ class Gain(Plugin):
         Automatable per sample (an array, an ``Envelope`` or an ``LFO``): sample ``i`` is multiplied by
         ``10 ** (gain_db[i] / 20)``.
     """
-
-    _block_invariant = True
-
-    _stateful = False
 
     gain_db = Param(1.0, unit="dB", doc="gain applied to the signal (automatable, per sample)")
 
@@ -61,9 +85,8 @@ class Gain(Plugin):
     def _update(self) -> None:
         self._factor = np.float32(db_to_gain(self.gain_db))
 
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        block *= self._factor
-        return block
+    def _map(self, src: np.ndarray, dst: np.ndarray) -> None:
+        np.multiply(src, self._factor, out=dst, dtype=np.float32, casting="same_kind")
 
     def _process_automated(self, block: np.ndarray, curves: dict[str, np.ndarray]) -> np.ndarray:
         # the gain of every sample in double precision; the product is rounded to float32 once
@@ -71,22 +94,17 @@ class Gain(Plugin):
         return block
 
 
-class Invert(Plugin):
+class Invert(_Memoryless):
     """Flip the polarity of the signal (multiply every sample by -1)."""
-
-    _block_invariant = True
-
-    _stateful = False
 
     def __init__(self) -> None:
         super().__init__()
 
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        np.negative(block, out=block)
-        return block
+    def _map(self, src: np.ndarray, dst: np.ndarray) -> None:
+        np.negative(src, out=dst, dtype=np.float32, casting="same_kind")
 
 
-class Clipping(Plugin):
+class Clipping(_Memoryless):
     """Hard-clip the signal at a threshold.
 
     Parameters
@@ -95,10 +113,6 @@ class Clipping(Plugin):
         Clipping level in dBFS (default -6.0): samples are limited to ``±10 ** (threshold_db / 20)``.
         Automatable per sample.
     """
-
-    _block_invariant = True
-
-    _stateful = False
 
     threshold_db = Param(-6.0, unit="dB", doc="level above which samples are clipped (automatable, per sample)")
 
@@ -116,12 +130,11 @@ class Clipping(Plugin):
     def _update(self) -> None:
         self._limit = np.float32(db_to_gain(self.threshold_db))
 
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        _clip(block, self._limit)  # one pass; NaN passes through as with np.clip
-        return block
+    def _map(self, src: np.ndarray, dst: np.ndarray) -> None:
+        _clip(*_flat(src, dst), self._limit)
 
 
-class Distortion(Plugin):
+class Distortion(_Memoryless):
     """Drive the signal into a ``tanh`` waveshaper: ``tanh(x * 10 ** (drive_db / 20))``.
 
     Parameters
@@ -130,10 +143,6 @@ class Distortion(Plugin):
         Gain before the waveshaper in dB (default 25). ``gain_db=`` is accepted as an alias. Automatable per
         sample.
     """
-
-    _block_invariant = True
-
-    _stateful = False
 
     drive_db = Param(25.0, unit="dB", doc="gain applied before the tanh waveshaper (automatable, per sample)")
 
@@ -163,13 +172,12 @@ class Distortion(Plugin):
     def _update(self) -> None:
         self._factor = np.float32(db_to_gain(self.drive_db))
 
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        block *= self._factor
-        np.tanh(block, out=block)
-        return block
+    def _map(self, src: np.ndarray, dst: np.ndarray) -> None:
+        np.multiply(src, self._factor, out=dst, dtype=np.float32, casting="same_kind")
+        np.tanh(dst, out=dst)
 
 
-class Bitcrush(Plugin):
+class Bitcrush(_Memoryless):
     """Reduce the signal's resolution to ``bit_depth`` bits: ``round(x * 2**b) / 2**b``.
 
     Samples are not clamped: ``±1.5`` stays ``±1.5``. ``bit_depth=0`` gives silence.
@@ -179,10 +187,6 @@ class Bitcrush(Plugin):
     bit_depth : float
         Resolution in bits, 0 to 32 (default 8); fractional depths are allowed. Automatable per sample.
     """
-
-    _block_invariant = True
-
-    _stateful = False
 
     bit_depth = Param(
         8.0,
@@ -208,6 +212,5 @@ class Bitcrush(Plugin):
     def _update(self) -> None:
         self._scale = np.float32(2.0**self.bit_depth)
 
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        _crush(block, self._scale)
-        return block
+    def _map(self, src: np.ndarray, dst: np.ndarray) -> None:
+        _crush(*_flat(src, dst), self._scale)
