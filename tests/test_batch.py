@@ -204,3 +204,31 @@ def test_a_worker_builds_each_chain_once_per_thread_and_resets_it_per_file(tmp_p
         process_file(src, tmp_path / "out.wav", first)
         y, _ = sf.read(tmp_path / "out.wav", dtype="float32", always_2d=True)
         assert np.array_equal(y.T, _expected(src)), src
+
+
+@pytest.mark.parametrize("count", [1, 2, 7, 199, 1000])
+@pytest.mark.parametrize("workers", [1, 2, 8])
+def test_tasks_cover_every_file_once_in_order_and_shrink_towards_the_end(count, workers):
+    from stompbox.batch import _groups
+
+    todo = list(range(100, 100 + count))
+    groups = _groups(todo, workers)
+    assert [i for g in groups for i in g] == todo
+    left = count
+    for group in groups:
+        # at most 16 files, and at most a quarter of each worker's remaining share (at least one file)
+        assert 1 <= len(group) <= max(1, min(16, left // (4 * workers)))
+        left -= len(group)
+    assert len(groups[-1]) == 1
+
+
+def test_a_corrupt_first_file_with_a_pool(folder, tmp_path):
+    # with its own pool, process_files renders the first file in the calling process before forking: a bad
+    # first file is reported there like any other and the rest go to the workers
+    inputs = sorted(find_audio_files(folder))
+    inputs.remove(str(folder / "broken.wav"))
+    inputs.insert(0, str(folder / "broken.wav"))
+    report = process_files(inputs, tmp_path / "out", _chain(), jobs=2, root=folder)
+    assert [r.status for r in report.results] == ["failed"] + ["ok"] * (len(inputs) - 1)
+    assert not os.path.exists(report.results[0].output)
+    _check_outputs(report)

@@ -337,12 +337,17 @@ def _chain_for(description: dict[str, Any]) -> Plugin:
     return plugin
 
 
-def _warm_up(description: dict[str, Any]) -> None:
-    """Load the chain's compiled kernels in this process, so forked workers inherit them."""
-    try:
-        _chain_for(description).process(np.zeros((2, 256), np.float32), 44100.0)
-    except Exception:  # noqa: BLE001 - only an optimisation; the files report their own errors
-        pass
+def _groups(todo: list[int], workers: int) -> list[list[int]]:
+    """Cut the files into tasks for ``workers`` workers: groups of up to 16 files, fewer round trips to the
+    workers (the parent's CPU time and the pool's per-task cost), each a quarter of what is left per worker, so
+    groups shrink towards the end and no worker sits idle while another finishes a large last group."""
+    groups = []
+    start = 0
+    while start < len(todo):
+        size = max(1, min(16, (len(todo) - start) // (4 * workers)))
+        groups.append(todo[start : start + size])
+        start += size
+    return groups
 
 
 def _work(input_path: str, output_path: str, chain: dict[str, Any], options: dict[str, Any]) -> FileResult:
@@ -464,8 +469,14 @@ def process_files(
     own_executor = None
     try:
         if executor is None and (jobs or os.cpu_count() or 1) > 1 and len(todo) > 1:
+            # The first file is rendered here, before the pool forks: the workers then inherit everything a
+            # file needs (the chain's compiled kernels, the codecs' first-use set-up) instead of each paying
+            # for it, and then rendering the same file themselves.
+            first = todo.pop(0)
+            results[first] = _work(sources[first], outputs[first], description, options)
+            if bar is not None:
+                bar.update(1)
             workers = min(jobs or os.cpu_count() or 1, len(todo))
-            _warm_up(description)
             executor = own_executor = concurrent.futures.ProcessPoolExecutor(max_workers=workers)
         if executor is None:
             for i in todo:
@@ -473,11 +484,8 @@ def process_files(
                 if bar is not None:
                     bar.update(1)
         else:
-            # files go out in small groups: fewer round trips to the workers (the parent's own CPU time and
-            # the pool's per-task cost), while keeping every worker busy to the end
             workers = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
-            size = max(1, min(16, len(todo) // (8 * workers)))
-            groups = [todo[k : k + size] for k in range(0, len(todo), size)]
+            groups = _groups(todo, workers)
             futures = {
                 executor.submit(_work_group, [(sources[i], outputs[i]) for i in group], description, options): group
                 for group in groups
