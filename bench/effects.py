@@ -97,7 +97,7 @@ def best_time(fn: Callable[[], object], repeat: int) -> float:
 def two_thread_scaling(make: Callable[[], object], audio: np.ndarray, repeat: int) -> float:
     """Throughput of two threads (each its own plugin and copy) over one thread's.
 
-    Each thread processes its copy enough times to run for about 0.3 s, so thread start-up and timer noise do
+    Each thread processes its copy enough times to run for about 0.5 s, so thread start-up and timer noise do
     not decide the figure for the fastest effects.
     """
     plugins = [make(), make()]
@@ -105,7 +105,7 @@ def two_thread_scaling(make: Callable[[], object], audio: np.ndarray, repeat: in
     for p in plugins:
         p(audio[:, :4096], SR)  # warm up (compile) before timing
     once = best_time(lambda: plugins[0](copies[0], SR), 1)
-    laps = max(1, int(np.ceil(0.3 / max(once, 1e-6))))
+    laps = max(1, int(np.ceil(0.5 / max(once, 1e-6))))
 
     def work(plugin, audio) -> None:
         for _ in range(laps):
@@ -158,10 +158,10 @@ def main() -> None:
         else:
             line += f"{'-':>14}{'-':>8}"
         if not args.no_threads:
-            scaling = two_thread_scaling(lambda name=name: make(stompbox, name), audio, 2)
+            scaling = two_thread_scaling(lambda name=name: make(stompbox, name), audio, args.repeat)
             line += f"{scaling:>13.2f}x"
             if pedalboard is not None and hasattr(pedalboard, name.removesuffix("5s")):
-                scaling = two_thread_scaling(lambda name=name: make(pedalboard, name), audio, 2)
+                scaling = two_thread_scaling(lambda name=name: make(pedalboard, name), audio, args.repeat)
                 line += f"{scaling:>13.2f}x"
         print(line, flush=True)
     if ratios:

@@ -406,3 +406,19 @@ def test_built_in_effects_are_block_invariant():
     from stompbox._internal import ForceMonoTestPlugin
 
     assert not AddLatency._block_invariant and not ForceMonoTestPlugin._block_invariant
+
+
+def test_all_finite_agrees_with_numpy_on_every_kind_of_float32():
+    # the engine's non-finite check reads exponent bits; it must say exactly what np.isfinite says
+    from stompbox.core.finite import all_finite
+
+    rng = np.random.default_rng(7)
+    specials = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, 3.4e38, -3.4e38], np.float32)
+    for trial in range(300):
+        bits = rng.integers(0, 2**32, size=(3, 257), dtype=np.uint32)
+        bits &= np.uint32(0xBF7FFFFF) if trial % 2 else np.uint32(0xFFFFFFFF)  # half the trials: no NaN/inf
+        block = bits.view(np.float32)
+        if trial % 3 == 0:
+            block[trial % 3, trial % 257] = specials[trial % len(specials)]
+        for view in (block, block[:, ::2], block[1:, 5:200]):
+            assert all_finite(view) == bool(np.isfinite(view).all())

@@ -45,6 +45,16 @@ DUPLICATE_ERROR = (
 _MIN_STEP_SAMPLES = 131072
 
 
+def _all_finite(block: np.ndarray) -> bool:
+    """Whether a block is free of NaN and infinity (compiled for float32 blocks; imported here, not at the top,
+    so that importing stompbox does not import Numba)."""
+    if block.dtype == np.float32 and block.ndim == 2:
+        from .finite import all_finite
+
+        return all_finite(block)
+    return bool(np.isfinite(block).all())
+
+
 def _channels_last(audio: np.ndarray) -> bool:
     """Whether a channels-first view is the transpose of a C-contiguous ``(samples, channels)`` array."""
     return audio.shape[0] > 1 and audio.strides[0] == audio.itemsize and not audio.flags.c_contiguous
@@ -224,7 +234,7 @@ class Plugin:
     def _end_step(self, out: np.ndarray, frames: int) -> None:
         """Advance the clock by a processed block and apply the non-finite rule (see :meth:`_step`)."""
         self._clock += frames
-        if self._stateful and out.size and not np.isfinite(out).all():
+        if self._stateful and out.size and not _all_finite(out):
             self._reset_state()
 
     def _step_automated(self, block: np.ndarray) -> np.ndarray:
