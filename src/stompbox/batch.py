@@ -282,14 +282,17 @@ class BatchReport:
 
     @property
     def ok(self) -> list[FileResult]:
+        """The files rendered successfully."""
         return [r for r in self.results if r.status == "ok"]
 
     @property
     def failed(self) -> list[FileResult]:
+        """The files that failed, each with its error message."""
         return [r for r in self.results if r.status == "failed"]
 
     @property
     def skipped(self) -> list[FileResult]:
+        """The files left alone because their output existed (``skip_existing``)."""
         return [r for r in self.results if r.status == "skipped"]
 
     def summary(self) -> str:

@@ -783,6 +783,7 @@ class LoudnessNormalize:
 
     @property
     def target_lufs(self) -> float:
+        """The integrated loudness to reach, in LUFS (settable)."""
         return self._target
 
     @target_lufs.setter
@@ -794,6 +795,7 @@ class LoudnessNormalize:
 
     @property
     def true_peak_db(self) -> float | None:
+        """The highest true peak allowed after the gain, in dBTP, or None for no limit (settable)."""
         return self._ceiling
 
     @true_peak_db.setter

@@ -221,6 +221,7 @@ class AudioProcessorParameter:
 
     @property
     def raw_value(self) -> float:
+        """The parameter's normalised value, 0.0 to 1.0, as the plugin itself stores it (settable)."""
         return self._plugin._param_raw(self.index)
 
     @raw_value.setter
@@ -248,6 +249,7 @@ class AudioProcessorParameter:
         return raw
 
     def get_name(self, maximum_string_length: int = 512) -> str:
+        """The parameter's name, cut to at most ``maximum_string_length`` characters."""
         return self.name[:maximum_string_length]
 
     @property

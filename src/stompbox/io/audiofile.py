@@ -249,30 +249,39 @@ class ReadableAudioFile(AudioFile):
 
     @property
     def samplerate(self) -> int | float:
+        """The file's sample rate in Hz."""
         return _rate_value(self._decoder.samplerate)
 
     @property
     def num_channels(self) -> int:
+        """The number of channels."""
         return self._decoder.num_channels
 
     @property
     def frames(self) -> int:
+        """The length in samples per channel (for some MP3 and OGG streams, an estimate until
+        ``exact_duration_known``)."""
         return self._decoder.frames
 
     @property
     def duration(self) -> float:
+        """The length in seconds (``frames / samplerate``)."""
         return self.frames / self._decoder.samplerate
 
     @property
     def file_dtype(self) -> str:
+        """The sample type stored in the file: ``int8``, ``int16``, ``int24``, ``int32``, ``float32`` or
+        ``float64`` (lossy formats: ``float32``)."""
         return self._decoder.file_dtype
 
     @property
     def exact_duration_known(self) -> bool:
+        """True once ``frames`` is exact rather than estimated from the header or bitrate."""
         return self._decoder.exact
 
     @property
     def closed(self) -> bool:
+        """True after ``close()``."""
         return self._closed
 
     @property
@@ -341,9 +350,11 @@ class ReadableAudioFile(AudioFile):
             return self._decoder.position
 
     def seekable(self) -> bool:
+        """True if ``seek()`` works (always for paths; for file-like objects, if they can seek)."""
         return self._seekable and not self._closed
 
     def close(self) -> None:
+        """Release the file; reading afterwards raises ``ClosedFileError``."""
         with self._lock:
             if not self._closed:
                 self._closed = True
@@ -381,9 +392,12 @@ class ReadableAudioFile(AudioFile):
         return ChannelConvertedReadableAudioFile(self, num_channels)
 
     def mono(self) -> Any:
+        """This file as a mono stream (channels averaged), in constant memory."""
         return self.with_channels(1)
 
     def stereo(self) -> Any:
+        """This file as a stereo stream, in constant memory: a mono channel is duplicated; of more channels, the
+        first two are kept."""
         return self.with_channels(2)
 
     def __repr__(self) -> str:
@@ -477,10 +491,12 @@ class WriteableAudioFile(AudioFile):
     # ------------------------------------------------------------------ properties
     @property
     def samplerate(self) -> int:
+        """The sample rate being written, in Hz."""
         return self._samplerate
 
     @property
     def num_channels(self) -> int:
+        """The number of channels being written."""
         return self._num_channels
 
     @property
@@ -501,9 +517,11 @@ class WriteableAudioFile(AudioFile):
 
     @property
     def closed(self) -> bool:
+        """True after ``close()``."""
         return self._closed
 
     def tell(self) -> int:
+        """How many samples per channel have been written so far."""
         return self._frames
 
     # ------------------------------------------------------------------ writing

@@ -623,18 +623,22 @@ class AudioStream(metaclass=_StreamMeta):
 
     @property
     def num_input_channels(self) -> int:
+        """How many channels are captured from the input device (0 without one)."""
         return self._num_in if self._input_info is not None else 0
 
     @property
     def num_output_channels(self) -> int:
+        """How many channels are played on the output device (0 without one)."""
         return self._num_out if self._output_info is not None else 0
 
     @property
     def input_device_name(self) -> str | None:
+        """The name of the capture device in use, or None for an output-only stream."""
         return self._input_name
 
     @property
     def output_device_name(self) -> str | None:
+        """The name of the playback device in use, or None for an input-only stream."""
         return self._output_name
 
     @property
@@ -668,18 +672,22 @@ class AudioStream(metaclass=_StreamMeta):
     # class-level device lists, readable from instances too (the metaclass serves AudioStream.xxx)
     @property
     def input_device_names(self) -> list[str]:
+        """The names of the capture devices found on this system."""
         return type(self).input_device_names  # type: ignore[no-any-return]
 
     @property
     def output_device_names(self) -> list[str]:
+        """The names of the playback devices found on this system."""
         return type(self).output_device_names  # type: ignore[no-any-return]
 
     @property
     def default_input_device_name(self) -> str | None:
+        """The system's default capture device, or None if there is none."""
         return type(self).default_input_device_name  # type: ignore[no-any-return]
 
     @property
     def default_output_device_name(self) -> str | None:
+        """The system's default playback device, or None if there is none."""
         return type(self).default_output_device_name  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:

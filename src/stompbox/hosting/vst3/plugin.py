@@ -138,6 +138,7 @@ class VST3Plugin(ExternalPlugin):
 
     @property
     def descriptive_name(self) -> str:
+        """The plugin's name with its category, as its factory describes it."""
         return self._class_info.name
 
     @property
@@ -147,10 +148,12 @@ class VST3Plugin(ExternalPlugin):
 
     @property
     def manufacturer_name(self) -> str:
+        """The vendor named by the plugin's factory."""
         return self._class_info.vendor or self._instance.module.vendor
 
     @property
     def version(self) -> str:
+        """The plugin's version string, as its factory reports it."""
         return self._class_info.version
 
     @property
@@ -160,6 +163,7 @@ class VST3Plugin(ExternalPlugin):
 
     @property
     def has_shared_container(self) -> bool:
+        """True if the plugin's processor and editor share one component (a single-component plugin)."""
         return len(self._instance.module.audio_classes) > 1
 
     @property
@@ -324,6 +328,7 @@ class VST3Plugin(ExternalPlugin):
 
     @property
     def reported_latency_samples(self) -> int:
+        """The latency the plugin reports, in samples at the current sample rate (compensated by ``process``)."""
         return self.latency_samples
 
     @property
