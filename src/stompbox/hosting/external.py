@@ -11,6 +11,7 @@ converts ``v`` through the plugin's text parser, checking the range first.
 
 from __future__ import annotations
 
+import base64
 import enum
 import math
 import re
@@ -443,6 +444,45 @@ class ExternalPlugin(Plugin, ParameterAccess):
     """
 
     _abstract = True
+
+    # ------------------------------------------------------------------ chains as data
+    def _identity(self) -> dict[str, Any]:
+        """What a chain file needs to load this plugin again: ``path`` (a file, bundle or LV2 URI), the
+        ``plugin_name`` it was loaded with, and its complete state (``raw_state``): what pickling uses."""
+        state = self.__getstate__()
+        return {
+            "path": str(state.get("path", state.get("target"))),
+            "plugin_name": state.get("plugin_name"),
+            "raw_state": state.get("raw_state") or b"",
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready description by identity and state: ``{"type": "ExternalPlugin", "path": ...,
+        "plugin_name": ..., "raw_state": <base64>}``; :func:`stompbox.load_chain` loads the plugin from ``path``
+        again and restores the state, so the copy sounds the same (where the plugin is installed)."""
+        identity = self._identity()
+        raw = identity["raw_state"]
+        raw = raw.encode() if isinstance(raw, str) else bytes(raw)
+        data: dict[str, Any] = {"type": "ExternalPlugin", "path": identity["path"]}
+        if identity["plugin_name"] is not None:
+            data["plugin_name"] = identity["plugin_name"]
+        data["raw_state"] = base64.b64encode(raw).decode("ascii")
+        if identity.get("isolated"):
+            data["isolated"] = True
+        return data
+
+    @classmethod
+    def _from_dict(cls, data: dict[str, Any]) -> ExternalPlugin:
+        from . import load_plugin
+
+        path = data["path"]
+        if not isinstance(path, str):
+            raise TypeError(f"'path' must be a string (got {type(path).__name__}).")
+        plugin = load_plugin(path, plugin_name=data.get("plugin_name"), isolated=bool(data.get("isolated", False)))
+        raw = data.get("raw_state")
+        if raw:
+            plugin.raw_state = base64.b64decode(raw, validate=True)
+        return plugin
 
     # ------------------------------------------------------------------ to implement
     def _parameter_descriptors(self) -> Iterator[tuple[int, str, str, float, int, bool]]:

@@ -422,6 +422,9 @@ class IsolatedPlugin(ExternalPlugin):
         except Exception:
             pass
 
+    def _identity(self) -> dict[str, Any]:
+        return {"path": self._target, "plugin_name": self._plugin_name, "raw_state": self.raw_state, "isolated": True}
+
     def __getstate__(self) -> dict[str, Any]:
         raise TypeError("An IsolatedPlugin cannot be pickled (it owns a process); pickle a plain plugin instead.")
 
