@@ -37,9 +37,18 @@ def public_names() -> dict[str, list[str]]:
     for module_name, _ in MODULES:
         module = importlib.import_module(module_name)
         names[module_name] = [
-            n for n in module.__all__ if not inspect.ismodule(getattr(module, n)) and n not in ("version",)
+            n for n in module.__all__ if not inspect.ismodule(_resolve(module, n)) and n not in ("version",)
         ]
     return names
+
+
+def _resolve(module: Any, name: str) -> Any:
+    """``module.name``; a callable submodule standing for its function of the same name (``stompbox.render``,
+    once ``stompbox.render`` the module has been imported) is that function."""
+    value = getattr(module, name)
+    if inspect.ismodule(value) and callable(value) and hasattr(value, name):
+        return getattr(value, name)
+    return value
 
 
 def _clean(text: str) -> str:
@@ -179,7 +188,7 @@ def build() -> str:
         module = importlib.import_module(module_name)
         lines += [f"## {module_name}", "", description[0].upper() + description[1:] + ".", ""]
         for name in sorted(names, key=str.lower):
-            obj = getattr(module, name)
+            obj = _resolve(module, name)
             if inspect.isclass(obj):
                 lines += _class_section(module_name, name, obj)
             elif callable(obj):
