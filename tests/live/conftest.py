@@ -68,6 +68,8 @@ def start_pulse_server() -> PulseServer:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PULSE_")}
     env.update(XDG_RUNTIME_DIR=runtime, HOME=home, PULSE_SERVER=f"unix:{socket}")
     spec = f"rate={RATE} channels=2 format=float32le"
+    # the server's log goes to a file: a pipe nobody reads fills up (64 KiB) and then blocks the server
+    log = open(os.path.join(base, "pulseaudio.log"), "wb")  # noqa: SIM115 - the server writes to it until stopped
     process = subprocess.Popen(
         [
             "pulseaudio",
@@ -89,9 +91,10 @@ def start_pulse_server() -> PulseServer:
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=log,
         start_new_session=True,
     )
+    log.close()  # the child has its own descriptor
     server = PulseServer(base, process, env)
     deadline = time.monotonic() + 15
     while True:
@@ -99,7 +102,8 @@ def start_pulse_server() -> PulseServer:
         if ok:
             break
         if process.poll() is not None or time.monotonic() > deadline:
-            err = process.stderr.read().decode() if process.poll() is not None and process.stderr else ""
+            with open(os.path.join(base, "pulseaudio.log"), "rb") as written:
+                err = written.read().decode(errors="replace")
             server.stop()
             pytest.fail(f"the private PulseAudio server did not start: {err}")
         time.sleep(0.1)
