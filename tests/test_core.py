@@ -422,3 +422,29 @@ def test_all_finite_agrees_with_numpy_on_every_kind_of_float32():
             block[trial % 3, trial % 257] = specials[trial % len(specials)]
         for view in (block, block[:, ::2], block[1:, 5:200]):
             assert all_finite(view) == bool(np.isfinite(view).all())
+
+
+def test_whole_call_plugins_run_a_call_as_one_block_unless_automated(monkeypatch):
+    # a filter keeps no block-sized scratch, so a call runs in one step in place in the output array; under
+    # automation (per-sample coefficient curves) it is cut into steps of bounded size; both give the staged result
+    import stompbox
+    from stompbox.core.plugin import _MIN_STEP_SAMPLES
+
+    x = np.random.default_rng(3).standard_normal((2, 300_000)).astype(np.float32)
+    steps: list[int] = []
+    original = stompbox.PeakFilter._process
+
+    def counting(self, block):
+        steps.append(block.shape[1])
+        return original(self, block)
+
+    monkeypatch.setattr(stompbox.PeakFilter, "_process", counting)
+    whole = stompbox.PeakFilter(cutoff_frequency_hz=1000, gain_db=6)(x, 44100)
+    assert steps == [300_000]
+    staged = stompbox.Pedalboard([stompbox.PeakFilter(cutoff_frequency_hz=1000, gain_db=6)])(x, 44100)
+    np.testing.assert_array_equal(whole, staged)
+    steps.clear()
+    automated = stompbox.PeakFilter(cutoff_frequency_hz=np.full(300_000, 1000.0), gain_db=6)
+    monkeypatch.setattr(stompbox.PeakFilter, "_process_automated", lambda self, b, c: steps.append(b.shape[1]) or b)
+    automated(x, 44100)
+    assert steps and max(steps) <= _MIN_STEP_SAMPLES // 2

@@ -77,6 +77,12 @@ class Plugin:
     #: (all channels together) whatever ``buffer_size`` asks: fewer Python round trips per second of audio, so
     #: the GIL is held less and threads scale. Hosted and test plugins see exactly ``buffer_size``.
     _block_invariant: ClassVar[bool] = False
+    #: True for block-invariant plugins that keep no block-sized working memory: a call is then run as one
+    #: block, in place in the output array (one pass to copy the input in, one through the kernel, a single
+    #: GIL release), which streams memory best and lets threads scale. Plugins with block-sized scratch
+    #: arrays (an envelope per sample) stay at ``_MIN_STEP_SAMPLES``, where the scratch fits in cache, and so
+    #: does any plugin while it is automated (its per-sample curves are block-sized).
+    _whole_call: ClassVar[bool] = False
     #: True for plugins that cut what they are given into blocks of ``_chunk`` samples themselves (hosted
     #: plugins whose block loop runs in compiled code): their own ``process`` hands them the whole call as one
     #: block (the output array, in place: one copy of the input) and sets ``_chunk`` to the caller's
@@ -386,7 +392,8 @@ class Plugin:
         """
         channels, frames = audio.shape
         if self._block_invariant:
-            block_size = max(block_size, _MIN_STEP_SAMPLES // max(1, channels))
+            whole = self._whole_call and not self._automation  # automation renders per-sample curves per block
+            block_size = max(block_size, frames + self._withheld if whole else _MIN_STEP_SAMPLES // max(1, channels))
         latency = self.latency_samples
         if latency != self._latency_seen:  # a parameter changed the latency mid-stream: withhold the difference
             self._withheld = max(0, self._withheld + latency - self._latency_seen)

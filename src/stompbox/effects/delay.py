@@ -93,6 +93,8 @@ class Delay(Plugin):
 
     _block_invariant = True
 
+    _whole_call = True
+
     delay_seconds = Param(
         0.5,
         minimum=0.0,

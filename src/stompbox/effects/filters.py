@@ -242,6 +242,8 @@ class _BiquadPlugin(Plugin):
 
     _block_invariant = True
 
+    _whole_call = True
+
     _abstract = True
 
     def _design(self, sample_rate: float) -> np.ndarray:
