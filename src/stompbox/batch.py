@@ -421,7 +421,8 @@ def process_files(
         One output per input, or a folder: each output is then the input's path relative to ``root`` (its
         file name when ``root`` is None) under that folder. Missing folders are created.
     chain : Plugin, dict, list, or path of a chain file
-        The effects. It is sent to the workers in its dict form and built afresh for every file.
+        The effects. It is sent to the workers in its dict form, built once per worker thread and reset
+        before every file.
     executor : concurrent.futures.Executor, optional
         Where the work runs: any executor (``ThreadPoolExecutor``, ``ProcessPoolExecutor``, a Dask client's
         ``get_executor()``). By default a process pool of ``jobs`` workers, created and shut down here; with

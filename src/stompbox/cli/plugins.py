@@ -8,7 +8,7 @@ from typing import Any
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("plugins", help="list hosted plugins (VST3) found on this system")
+    p = sub.add_parser("plugins", help="list hosted plugins (VST3, LV2, LADSPA) found on this system")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=run)
 

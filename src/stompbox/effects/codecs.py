@@ -133,9 +133,9 @@ class MP3SegmentStage(Stage):
 class MP3Compressor(PairedChannels, PipelinePlugin):
     """Degrade the signal with a real MP3 round trip: LAME VBR encoding, then decoding (libsndfile).
 
-    Channels are kept. Audio with more than two channels raises ``ValueError`` by default (as in pedalboard);
-    with ``mp3.channel_pairs = True`` it is coded as independent stereo pairs (channels (0, 1), (2, 3), ..., an
-    odd last channel as mono), each exactly as if processed alone. The coding latency is reported by
+    Channels are kept. Audio with more than two channels is coded as independent stereo pairs by default
+    (channels (0, 1), (2, 3), ..., an odd last channel as mono), each exactly as if processed alone; with
+    ``mp3.channel_pairs = False`` it raises ``ValueError`` as in pedalboard. The coding latency is reported by
     :attr:`latency_samples` and compensated by ``process``, so the output lines up with the input, and it does
     not depend on ``buffer_size``.
 

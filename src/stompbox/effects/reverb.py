@@ -120,9 +120,10 @@ class Reverb(PairedChannels, Plugin):
     two. Both channels' reverb is fed the sum of the inputs; ``width`` cross-mixes the two wet outputs (0 gives
     the same wet signal on both sides). Internally the input is scaled by 0.015, the wet level by 3 and the dry
     level by 2, so ``dry_level=0.5, wet_level=0`` is an exact pass-through and ``dry_level=1`` doubles the
-    signal. Mono input gets a mono reverb. Audio with more than two channels passes through unchanged by default
-    (as in pedalboard); set ``reverb.channel_pairs = True`` to reverberate it as independent stereo pairs:
-    channels (0, 1), (2, 3), ..., an odd last channel as mono, each pair exactly as if processed alone.
+    signal. Mono input gets a mono reverb. Audio with more than two channels is reverberated as independent
+    stereo pairs by default: channels (0, 1), (2, 3), ..., an odd last channel as mono, each pair exactly as if
+    processed alone; set ``reverb.channel_pairs = False`` for pedalboard's behaviour (such audio passes through
+    unchanged).
     Parameter changes made while streaming ramp over 10 ms.
     Sample-for-sample compatible with pedalboard's ``Reverb`` (JUCE's ``Reverb``) for mono and stereo.
 

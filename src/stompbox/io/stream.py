@@ -200,7 +200,7 @@ class AudioStream(metaclass=_StreamMeta):
     sample_rate : float, optional
         Sample rate in Hz; default: the device's own rate. Other rates are converted by the audio layer.
     buffer_size : int, optional
-        Frames per callback block (default 512; 64 to 65536). Smaller means lower latency and more CPU.
+        Frames per callback block (default 512; 16 to 65536). Smaller means lower latency and more CPU.
     allow_feedback : bool
         Allow an input that looks like a microphone together with an output that looks like a speaker.
     num_input_channels : int
