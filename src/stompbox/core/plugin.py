@@ -392,8 +392,7 @@ class Plugin:
         """
         channels, frames = audio.shape
         if self._block_invariant:
-            whole = self._whole_call and not self._automation  # automation renders per-sample curves per block
-            block_size = max(block_size, frames + self._withheld if whole else _MIN_STEP_SAMPLES // max(1, channels))
+            block_size = max(block_size, _MIN_STEP_SAMPLES // max(1, channels))
         latency = self.latency_samples
         if latency != self._latency_seen:  # a parameter changed the latency mid-stream: withhold the difference
             self._withheld = max(0, self._withheld + latency - self._latency_seen)
@@ -411,6 +410,8 @@ class Plugin:
             return output
         if self._chunks_itself:  # the whole call in one step, processed in place in the output array
             self._chunk = block_size
+            block_size = max(block_size, total)
+        elif self._whole_call and not self._automation:  # (automation renders per-sample curves per block)
             block_size = max(block_size, total)
         if total <= block_size:
             if total == frames:
