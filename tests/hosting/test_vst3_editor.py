@@ -10,6 +10,8 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import subprocess
+import sys
 import threading
 import time
 from ctypes import POINTER, byref, c_char_p, c_int, c_long, c_uint, c_ulong, c_void_p
@@ -20,6 +22,7 @@ import pytest
 import _audio
 from stompbox.hosting import load_plugin
 from stompbox.hosting.vst3 import abi
+from stompbox.hosting.vst3 import editor as editor_module
 from stompbox.hosting.vst3.editor import XAnyEvent, XEvent
 
 VST3_DIR = "/usr/lib/vst3"
@@ -229,6 +232,29 @@ def test_unreachable_display_is_a_clear_error(vst3_synth_with_editor, monkeypatc
     assert synth([([0x90, 69, 127], 0.0)], 0.1, 44100)[0, 0] == np.float32(0.5)  # the view was released cleanly
 
 
+X_ERROR_SCRIPT = """
+import ctypes
+from stompbox.hosting.vst3 import editor
+x = editor.xlib()
+display = x.XOpenDisplay(None)
+x.XDestroyWindow(display, 0x7FFFFFF)  # no such window: the server answers BadWindow (3)
+x.XSync(display, 0)
+x.XCloseDisplay(display)
+print(editor.x_errors)
+"""
+
+
+@needs_xlib
+def test_an_x_error_is_logged_not_fatal(xvfb_display):
+    """Xlib's default error handler exits the process; a plugin editor drawing on a window another client has
+    destroyed must not take Python down with it."""
+    env = {**os.environ, "DISPLAY": xvfb_display}
+    done = subprocess.run([sys.executable, "-c", X_ERROR_SCRIPT], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[(3, 4, 134217727)]"  # BadWindow, X_DestroyWindow, the id we sent
+    assert "X11 error 3 (request 4, resource 0x7ffffff)" in done.stderr
+
+
 def test_edits_from_the_editor_reach_the_audio(vst3_synth):
     """An editor reports a moved control through ``IComponentHandler::performEdit``; the next block gets it."""
     synth = load_plugin(vst3_synth)
@@ -293,6 +319,7 @@ def test_own_editor_uses_the_run_loop_frame_and_component_handler(vst3_synth_wit
     draws only from its timer and reads X events only from its descriptor handler, so a drawn bar shows the
     timer runs and a click that moves the gain shows the descriptor handler runs and the edit reaches audio."""
     synth = load_plugin(vst3_synth_with_editor)
+    errors_before = len(editor_module.x_errors)
     green, grey = 0x20C040, 0x303030
     editor = EditorThread(synth)
     try:
@@ -303,7 +330,7 @@ def test_own_editor_uses_the_run_loop_frame_and_component_handler(vst3_synth_wit
         assert len(child) == 1
         view = child[0]
         assert wait_for(lambda: (x_client.attributes(top).width, x_client.attributes(top).height) == (320, 240))
-        assert (x_client.attributes(view).width, x_client.attributes(view).height) == (320, 240)
+        assert wait_for(lambda: (x_client.attributes(view).width, x_client.attributes(view).height) == (320, 240))
 
         def bar_width() -> int | None:
             row = x_client.pixels(view)[120]
@@ -321,5 +348,6 @@ def test_own_editor_uses_the_run_loop_frame_and_component_handler(vst3_synth_wit
         took = editor.join(5.0)
     assert not editor.thread.is_alive() and took < 2.0 and editor.error is None
     assert x_client.windows_named("StompboxTestSynth") == []
+    assert len(editor_module.x_errors) == errors_before  # no request of the editor's failed
     # the plugin (whose view has been released) still works
     assert synth([([0x90, 69, 127], 0.0)], 0.1, 44100)[0, 0] == np.float32(0.25)

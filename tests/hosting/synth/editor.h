@@ -1,8 +1,9 @@
 /*
  * The test synth's trivial X11 editor (included by synth.c when built with -DSYNTH_EDITOR; link with -ldl).
  *
- * An IPlugView for "X11EmbedWindowID": on attached() it opens its own X connection (libX11 through dlopen),
- * creates a child window of the host's window, registers the connection's file descriptor and a 30 ms timer
+ * An IPlugView for "X11EmbedWindowID": on attached() it opens two X connections of its own (libX11 through
+ * dlopen): one for events, one for drawing. It creates a child window of the host's window on the first,
+ * registers that connection's file descriptor and a 30 ms timer
  * with the host's Steinberg::Linux::IRunLoop (found by querying the IPlugFrame), and asks the host to resize
  * it from its initial 300x200 to 320x240 (IPlugFrame::resizeView; the host answers with onSize).
  * - X events are read only in the descriptor handler: Expose marks the view dirty; a button press at x sets
@@ -10,6 +11,9 @@
  * - Drawing happens only in the timer: a grey background (0x303030) and a green bar (0x20C040) whose width is
  *   gain * width. So a drawn bar proves the timer runs, and a gain change after a click proves the
  *   descriptor handler runs.
+ * - Drawing (and resizing) go through the second connection. Xlib reads whatever the server has sent while it
+ *   writes on a connection; had the timer drawn on the event connection, a click could land in Xlib's queue
+ *   during a draw, leave the descriptor unreadable, and never be seen.
  */
 #include <dlfcn.h>
 
@@ -96,6 +100,7 @@ static struct {
     int (*Pending)(void *);
     int (*NextEvent)(void *, XEventLite *);
     int (*Flush)(void *);
+    int (*Sync)(void *, int);
     int (*ResizeWindow)(void *, XID, unsigned, unsigned);
     int (*DefaultScreen)(void *);
     void *(*DefaultGC)(void *, int);
@@ -109,7 +114,7 @@ static int load_xlib(void) {
     if (!lib) return 0;
 #define SYM(name) (*(void **)&X.name = dlsym(lib, "X" #name)) != NULL
     if (!(SYM(OpenDisplay) && SYM(CloseDisplay) && SYM(CreateSimpleWindow) && SYM(DestroyWindow) && SYM(MapWindow) &&
-          SYM(SelectInput) && SYM(ConnectionNumber) && SYM(Pending) && SYM(NextEvent) && SYM(Flush) &&
+          SYM(SelectInput) && SYM(ConnectionNumber) && SYM(Pending) && SYM(NextEvent) && SYM(Flush) && SYM(Sync) &&
           SYM(ResizeWindow) && SYM(DefaultScreen) && SYM(DefaultGC) && SYM(SetForeground) && SYM(FillRectangle))) {
         dlclose(lib);
         return 0;
@@ -134,7 +139,8 @@ struct View {
     Synth *synth;
     IPlugFrame *frame;
     IRunLoop *run_loop;
-    void *display;
+    void *display; /* events: the descriptor the host watches */
+    void *draw;    /* drawing and resizing */
     XID window;
     int width, height;
     int dirty;
@@ -182,16 +188,16 @@ static uint32_t view_release(View *self) {
 }
 
 static void view_paint(View *self) {
-    if (!self->display || !self->window) return;
-    void *gc = X.DefaultGC(self->display, X.DefaultScreen(self->display));
+    if (!self->draw || !self->window) return;
+    void *gc = X.DefaultGC(self->draw, X.DefaultScreen(self->draw));
     int bar = (int)(self->synth->ctrl_params[PARAM_GAIN] * self->width + 0.5);
-    X.SetForeground(self->display, gc, 0x303030);
-    X.FillRectangle(self->display, self->window, gc, 0, 0, (unsigned)self->width, (unsigned)self->height);
+    X.SetForeground(self->draw, gc, 0x303030);
+    X.FillRectangle(self->draw, self->window, gc, 0, 0, (unsigned)self->width, (unsigned)self->height);
     if (bar > 0) {
-        X.SetForeground(self->display, gc, 0x20C040);
-        X.FillRectangle(self->display, self->window, gc, 0, 0, (unsigned)bar, (unsigned)self->height);
+        X.SetForeground(self->draw, gc, 0x20C040);
+        X.FillRectangle(self->draw, self->window, gc, 0, 0, (unsigned)bar, (unsigned)self->height);
     }
-    X.Flush(self->display);
+    X.Flush(self->draw);
     self->dirty = 0;
 }
 
@@ -248,7 +254,9 @@ static tresult view_attached(View *self, void *parent, const char *type) {
     if (!self->frame || self->frame->v->queryInterface(self->frame, IRUNLOOP_IID, (void **)&run_loop) != kResultOk ||
         !run_loop)
         return kResultFalse; /* on Linux the host must provide a run loop */
-    if (!load_xlib() || !(self->display = X.OpenDisplay(NULL))) {
+    if (!load_xlib() || !(self->display = X.OpenDisplay(NULL)) || !(self->draw = X.OpenDisplay(NULL))) {
+        if (self->display) X.CloseDisplay(self->display);
+        self->display = NULL;
         run_loop->v->release(run_loop);
         return kResultFalse;
     }
@@ -257,7 +265,7 @@ static tresult view_attached(View *self, void *parent, const char *type) {
                                         (unsigned)self->height, 0, 0, 0x303030);
     X.SelectInput(self->display, self->window, X_EXPOSURE_MASK | X_BUTTON_PRESS_MASK);
     X.MapWindow(self->display, self->window);
-    X.Flush(self->display);
+    X.Sync(self->display, 0); /* the window exists before the drawing connection uses it */
     run_loop->v->registerEventHandler(run_loop, &self->event_handler, X.ConnectionNumber(self->display));
     run_loop->v->registerTimer(run_loop, &self->timer_handler, 30);
     ViewRect wanted = {0, 0, EDITOR_W1, EDITOR_H1};
@@ -272,9 +280,10 @@ static tresult view_removed(View *self) {
         self->run_loop->v->release(self->run_loop);
         self->run_loop = NULL;
     }
+    X.CloseDisplay(self->draw); /* sends what it still holds while the window exists */
     X.DestroyWindow(self->display, self->window);
     X.CloseDisplay(self->display);
-    self->display = NULL;
+    self->display = self->draw = NULL;
     self->window = 0;
     return kResultOk;
 }
@@ -301,9 +310,9 @@ static tresult view_on_size(View *self, ViewRect *size) {
     if (!size || size->right <= size->left || size->bottom <= size->top) return kInvalidArgument;
     self->width = size->right - size->left;
     self->height = size->bottom - size->top;
-    if (self->display) {
-        X.ResizeWindow(self->display, self->window, (unsigned)self->width, (unsigned)self->height);
-        X.Flush(self->display);
+    if (self->draw) {
+        X.ResizeWindow(self->draw, self->window, (unsigned)self->width, (unsigned)self->height);
+        X.Flush(self->draw);
     }
     self->dirty = 1;
     return kResultOk;

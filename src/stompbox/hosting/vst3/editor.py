@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import logging
 import os
 import select
 import sys
@@ -63,13 +64,50 @@ class XEvent(ctypes.Union):
     _fields_ = [("type", c_int), ("xany", XAnyEvent), ("xclient", XClientMessageEvent), ("pad", c_long * 24)]
 
 
+class XErrorEvent(ctypes.Structure):
+    """Xlib's ``XErrorEvent``: what the server said was wrong with a request."""
+
+    _fields_ = [
+        ("type", c_int),
+        ("display", c_void_p),
+        ("resourceid", c_ulong),
+        ("serial", c_ulong),
+        ("error_code", ctypes.c_ubyte),
+        ("request_code", ctypes.c_ubyte),
+        ("minor_code", ctypes.c_ubyte),
+    ]
+
+
 _XLIB: Any = None
 _XLIB_LOCK = threading.Lock()
+_log = logging.getLogger("stompbox.hosting")
+#: X protocol errors seen by the handler installed by :func:`xlib` (most recent last, at most 100)
+x_errors: list[tuple[int, int, int]] = []  # (error_code, request_code, resource id)
+
+
+def _on_x_error(_display: int, event: Any) -> int:
+    """Xlib's default handler prints the error and calls ``exit()``; a plugin that draws on a window another
+    client destroyed would take the whole Python process down. Ours logs the error and carries on."""
+    e = event[0]
+    x_errors.append((e.error_code, e.request_code, e.resourceid))
+    del x_errors[:-100]
+    _log.warning(
+        "X11 error %d (request %d, resource 0x%x) from a plugin editor, ignored",
+        e.error_code,
+        e.request_code,
+        e.resourceid,
+    )
+    return 0
+
+
+_X_ERROR_HANDLER = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(XErrorEvent))(_on_x_error)
 
 
 def xlib() -> Any:
     """libX11 through ctypes, with the prototypes the editor host uses (``RuntimeError`` if it is missing).
-    ``XInitThreads`` is called once, before any other Xlib call of ours."""
+    ``XInitThreads`` is called once, before any other Xlib call of ours, and an X error handler that logs
+    protocol errors instead of exiting the process is installed (it serves every X connection in the process,
+    the plugins' own included)."""
     global _XLIB
     with _XLIB_LOCK:
         if _XLIB is not None:
@@ -102,11 +140,13 @@ def xlib() -> Any:
             "XPending": (c_int, [c_void_p]),
             "XNextEvent": (c_int, [c_void_p, POINTER(XEvent)]),
             "XConnectionNumber": (c_int, [c_void_p]),
+            "XSetErrorHandler": (c_void_p, [c_void_p]),
         }
         for fn_name, (restype, argtypes) in protos.items():
             fn = getattr(lib, fn_name)
             fn.restype, fn.argtypes = restype, argtypes
         lib.XInitThreads()
+        lib.XSetErrorHandler(ctypes.cast(_X_ERROR_HANDLER, c_void_p))
         _XLIB = lib
         return lib
 
