@@ -73,6 +73,28 @@ def test_truncated_files_raise_a_clear_error_or_read_what_is_there(ext):
             pass
 
 
+def test_a_truncated_tagged_mp3_raises_instead_of_reading_short():
+    """An MP3 with a Xing/LAME tag knows its exact length (44100 frames here). Cut in half, it used to report
+    44100 exact frames and then read 20783 without a word; now the read that meets the early end raises, after
+    every sample before it has been delivered. A damaged last frame (one byte missing: 277 samples lost, less
+    than one 1152-sample frame) is not called corruption: the read ends there and the length is corrected."""
+    data = AudioFile.encode(stereo(1.0), SR, "mp3", 2)
+    with AudioFile(io.BytesIO(data)) as f:
+        assert f.exact_duration_known and f.frames == SR
+        assert f.read(2 * SR).shape == (2, SR)
+    with AudioFile(io.BytesIO(data[: len(data) // 2])) as f:
+        assert f.exact_duration_known and f.frames == SR
+        delivered = f.read(16384).shape[1]
+        assert delivered == 16384
+        with pytest.raises(CorruptAudioError, match=r"truncated \(its header declares 44100 frames"):
+            while f.read(4096).shape[1]:
+                pass
+    with AudioFile(io.BytesIO(data[:-1])) as f:
+        got = f.read(2 * SR).shape[1]
+        assert SR - 1152 < got < SR
+        assert f.frames == got and f.exact_duration_known
+
+
 def test_bytes_are_not_a_path():
     with pytest.raises(TypeError, match="BytesIO"):
         AudioFile(b"/tmp/x.wav")

@@ -190,8 +190,8 @@ class SoundfileDecoder(Decoder):
         self._check_source()
         got = data.shape[0]
         self.position += got
-        if got < n and self.format_name == "FLAC" and self.position < self.frames:
-            # FLAC's header states the exact length: data that ends before it is a truncated file.
+        if got < n and self.position < self.frames - self._length_slack():
+            # The header states the exact length: data that ends before it is a truncated file.
             raise CorruptAudioError(
                 f"Could not decode audio data: the file is truncated (its header declares {self.frames} frames, "
                 f"the audio data ends after {self.position})."
@@ -202,6 +202,17 @@ class SoundfileDecoder(Decoder):
         elif self.position > self.frames:
             self.frames = self.position
         return data
+
+    def _length_slack(self) -> float:
+        """How many frames short of the declared length the data may end before the file counts as truncated:
+        none for FLAC (its STREAMINFO counts samples), one MP3 frame for an MP3 with a Xing/LAME tag (the tag
+        counts frames; a damaged last frame is dropped, and the length corrected), any for the rest (their
+        length is an estimate or a header that may overstate it)."""
+        if self.format_name == "FLAC":
+            return 0
+        if self.format_name == "MP3" and self.exact:
+            return 1152 if self.samplerate >= 32000 else 576  # MPEG-1 Layer III / MPEG-2 and 2.5
+        return float("inf")
 
     def read(self, n: int) -> np.ndarray:
         cache = self._cache
