@@ -102,6 +102,20 @@ def test_default_process_pool_and_serial_give_identical_outputs(folder, tmp_path
     _check_outputs(serial, tail=int(0.05 * SR))
 
 
+def test_a_convolution_built_from_an_array_goes_to_worker_processes(folder, tmp_path):
+    """The chain reaches the workers as data; an array impulse response travels inside it."""
+    ir = np.zeros((2, 300), np.float32)
+    ir[0, 0], ir[1, 150] = 1.0, 0.5
+    chain = stompbox.Pedalboard([stompbox.Convolution(ir, sample_rate=SR, mix=0.7)])
+    inputs = [p for p in find_audio_files(folder) if "broken" not in p][:3]
+    report = process_files(inputs, tmp_path / "out", chain, jobs=2)
+    assert len(report.ok) == 3, report.summary()
+    for result in report.ok:
+        x, _ = sf.read(result.input, dtype="float32", always_2d=True)
+        y, _ = sf.read(result.output, dtype="float32", always_2d=True)
+        assert np.array_equal(y.T, chain(x.T, SR))
+
+
 def test_skip_existing_resumes(folder, tmp_path):
     inputs = [p for p in find_audio_files(folder) if "broken" not in p]
     out = tmp_path / "out"

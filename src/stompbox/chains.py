@@ -7,13 +7,22 @@ files can be recognised and versioned. The same file drives Python (:func:`load_
 
 Plugins with more than parameters (an impulse response, a hosted plugin's state) override ``to_dict`` /
 ``_from_dict``; everything else is handled here once.
+
+Files a chain refers to (an impulse response, a plugin's file or bundle) are written by :func:`file_reference`:
+relative to the chain file's folder when :func:`save` writes into a folder that contains them (so a folder with
+its chain and its files can be moved as a whole), as absolute paths otherwise. :func:`resolve_reference` reads
+them back: a relative path is relative to the folder of the chain file being loaded (to the current folder for a
+dict or a text).
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
+from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +36,42 @@ _CONTAINERS: dict[str, type[PluginContainer]] = {"Pedalboard": Pedalboard, "Chai
 
 class ChainFormatError(ValueError):
     """A chain description that cannot be turned into plugins (unknown type, bad parameter, bad file)."""
+
+
+_SAVE_DIR: ContextVar[Path | None] = ContextVar("stompbox_chain_save_dir", default=None)
+_LOAD_DIR: ContextVar[Path | None] = ContextVar("stompbox_chain_load_dir", default=None)
+
+
+@contextlib.contextmanager
+def _relative_to(var: ContextVar[Path | None], folder: Path) -> Iterator[None]:
+    token = var.set(Path(os.path.abspath(folder)))
+    try:
+        yield
+    finally:
+        var.reset(token)
+
+
+def file_reference(path: str | os.PathLike[str]) -> str:
+    """How a chain description names the file ``path`` (already absolute, or relative to the current folder):
+    relative to the folder of the chain file being saved when that folder contains it, else absolute."""
+    absolute = Path(os.path.abspath(os.fspath(path)))
+    base = _SAVE_DIR.get()
+    if base is not None:
+        with contextlib.suppress(ValueError):
+            return absolute.relative_to(base).as_posix()
+    return str(absolute)
+
+
+def resolve_reference(path: str) -> str:
+    """The file a chain description names: ``~`` expanded, and a relative path taken relative to the folder of
+    the chain file being loaded (the current folder when loading a dict or a text)."""
+    if not isinstance(path, str):
+        raise TypeError(f"A file name in a chain must be a string (got {type(path).__name__}).")
+    expanded = os.path.expanduser(path)
+    if os.path.isabs(expanded):
+        return expanded
+    base = _LOAD_DIR.get()
+    return str(base / expanded) if base is not None else os.path.abspath(expanded)
 
 
 def plugin_class(type_name: str) -> type[Plugin]:
@@ -130,9 +175,11 @@ def _format_for(path: Path) -> str:
 
 
 def save(plugin: Plugin, path: str | os.PathLike[str]) -> None:
-    """Write ``plugin`` to ``path`` as JSON (or YAML for ``.yaml``/``.yml``), atomically."""
+    """Write ``plugin`` to ``path`` as JSON (or YAML for ``.yaml``/``.yml``), atomically. Files the chain
+    refers to are named relative to the file's folder when they are inside it, by absolute path otherwise."""
     target = Path(os.fspath(path))
-    text = dumps(plugin, _format_for(target))
+    with _relative_to(_SAVE_DIR, target.parent):
+        text = dumps(plugin, _format_for(target))
     temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:
         temporary.write_text(text, encoding="utf-8")
@@ -147,7 +194,8 @@ def load_chain(path: str | os.PathLike[str]) -> Plugin:
     Parameters
     ----------
     path : str or os.PathLike
-        A ``.json``, ``.yaml`` or ``.yml`` file.
+        A ``.json``, ``.yaml`` or ``.yml`` file. Relative file names in it (an impulse response, a plugin) are
+        relative to the folder the file is in.
 
     Returns
     -------
@@ -156,4 +204,7 @@ def load_chain(path: str | os.PathLike[str]) -> Plugin:
     """
     if isinstance(path, bytes):
         raise TypeError("Chain file paths must be str or os.PathLike, not bytes.")
-    return loads(Path(os.fspath(path)).read_text(encoding="utf-8"))
+    source = Path(os.fspath(path))
+    text = source.read_text(encoding="utf-8")
+    with _relative_to(_LOAD_DIR, source.parent):
+        return loads(text)

@@ -240,3 +240,70 @@ def test_soxr_ir_resampling_is_an_option():
         Convolution(ir, sample_rate=48000, ir_resampling="sinc")
     copy = pickle.loads(pickle.dumps(Convolution(ir, sample_rate=48000, ir_resampling="soxr")))
     np.testing.assert_array_equal(copy(x, 44100), band_limited)
+
+
+# ---------------------------------------------------------------------------------------------------- chain files
+def test_array_ir_is_saved_inline_and_loads_bit_identical(tmp_path):
+    """An IR given as an array goes into the chain file itself (base64 little-endian float32), so the chain
+    can be saved, sent to batch workers as data, and loaded anywhere."""
+    from stompbox import LFO, Pedalboard, load_chain
+
+    ir = decaying_ir(0.05, channels=2)
+    board = Pedalboard([Convolution(ir, mix=LFO("sine", rate_hz=2.0, depth=0.2, offset=0.6), sample_rate=48000)])
+    inline = board.to_dict()["plugins"][0]["params"]["impulse_response"]
+    assert inline["sample_rate"] == 48000 and inline["channels"] == 2
+    assert len(inline["samples"]) == 4 * ((ir.size * 4 + 2) // 3)  # base64 of 4 bytes per sample
+    x = music(0.5, channels=2)
+    for name in ("chain.json", "chain.yaml"):
+        board.save(tmp_path / name)
+        again = load_chain(tmp_path / name)
+        assert np.array_equal(again[0].impulse_response, board[0].impulse_response)
+        assert np.array_equal(again(x, SR), board(x, SR))
+
+
+def test_a_saved_ir_file_is_found_from_any_current_folder(tmp_path, monkeypatch):
+    """An IR inside the chain file's folder is saved relative to it, so the folder can move; one outside it is
+    saved by absolute path. Either way, loading does not depend on the current folder."""
+    from stompbox import load_chain
+
+    project = tmp_path / "project"
+    (project / "irs").mkdir(parents=True)
+    soundfile.write(project / "irs" / "room.wav", decaying_ir(0.05).T, SR, subtype="FLOAT")
+    soundfile.write(tmp_path / "elsewhere.wav", decaying_ir(0.02, seed=5).T, SR, subtype="FLOAT")
+    monkeypatch.chdir(project)
+    near, far = Convolution("irs/room.wav", mix=0.5), Convolution("../elsewhere.wav")
+    assert near.impulse_response_filename == "irs/room.wav"  # as given, as pedalboard keeps it
+    near.save(project / "near.json")
+    far.save(project / "far.json")
+    assert '"impulse_response_filename": "irs/room.wav"' in (project / "near.json").read_text()
+    assert f'"impulse_response_filename": "{tmp_path / "elsewhere.wav"}"' in (project / "far.json").read_text()
+    x = music(0.3)
+    expected_near, expected_far = near(x, SR), far(x, SR)
+    moved = tmp_path / "moved"
+    project.rename(moved)
+    monkeypatch.chdir("/")
+    assert np.array_equal(load_chain(moved / "near.json")(x, SR), expected_near)
+    assert np.array_equal(load_chain(moved / "far.json")(x, SR), expected_far)
+    # to_dict() names the file by absolute path; a dict has no folder of its own, so a relative name in one
+    # written by hand is relative to the current folder
+    assert near.to_dict()["params"]["impulse_response_filename"] == str(project / "irs" / "room.wav")
+    monkeypatch.chdir(moved)
+    by_hand = {"type": "Convolution", "params": {"impulse_response_filename": "irs/room.wav", "mix": 0.5}}
+    assert np.array_equal(Convolution.from_dict(by_hand)(x, SR), expected_near)
+
+
+@pytest.mark.parametrize(
+    "inline, match",
+    [
+        ({"sample_rate": 48000, "channels": 2}, "must have 'sample_rate', 'channels' and 'samples'"),
+        ({"sample_rate": 48000, "channels": 2, "samples": "AAAAAA=="}, "holds 4 bytes, not float32 samples of 2"),
+        ({"sample_rate": 48000, "channels": 0, "samples": "AAAAAA=="}, "of 0 channels"),
+        ({"sample_rate": 48000, "channels": 1, "samples": "not base64!"}, "Convolution"),
+        ({"sample_rate": -1, "channels": 1, "samples": "AAAAAA=="}, "sample_rate must be a positive number"),
+    ],
+)
+def test_bad_inline_irs_are_chain_format_errors(inline, match):
+    from stompbox.chains import ChainFormatError, from_dict
+
+    with pytest.raises(ChainFormatError, match=match):
+        from_dict({"type": "Convolution", "params": {"impulse_response": inline}})

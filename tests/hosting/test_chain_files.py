@@ -81,3 +81,32 @@ def test_bad_descriptions_raise_chain_format_errors(tmp_path):
         from_dict({"type": "ExternalPlugin", "path": 3})
     with pytest.raises(ImportError, match="missing.vst3"):  # as load_plugin reports it
         from_dict({"type": "ExternalPlugin", "path": str(tmp_path / "missing.vst3")})
+
+
+def test_a_plugin_inside_the_chain_folder_is_saved_relative_to_it(tmp_path, monkeypatch):
+    """A project folder with its plugin (here a copy of a LADSPA library) and its chain can be moved: the
+    plugin is named relative to the chain file and found from any current folder. A LADSPA library given by
+    bare name (found on LADSPA_PATH) stays a bare name."""
+    import shutil
+
+    source = TARGETS["ladspa"]
+    if not os.path.isfile(source):
+        pytest.skip(f"{source} is not installed")
+    project = tmp_path / "project"
+    (project / "plugins").mkdir(parents=True)
+    shutil.copy(source, project / "plugins" / "comp.so")
+    monkeypatch.chdir(project)
+    plugin = _load("plugins/comp.so")
+    _set_threshold(plugin, -25.0)
+    plugin.save(project / "chain.json")
+    assert json.loads((project / "chain.json").read_text())["chain"]["path"] == "plugins/comp.so"
+    x = (0.5 * np.random.default_rng(1).standard_normal((2, 22050))).astype(np.float32)
+    expected = plugin(x, 44100)
+    moved = tmp_path / "moved"
+    project.rename(moved)
+    monkeypatch.chdir(tmp_path)
+    assert np.array_equal(stompbox.load_chain(moved / "chain.json")(x, 44100), expected)
+    # a bare LADSPA library name is looked up on the LADSPA path, as load_plugin does
+    bare = {**plugin.to_dict(), "path": os.path.basename(source)}
+    monkeypatch.setenv("LADSPA_PATH", os.path.dirname(source))
+    assert np.array_equal(from_dict(bare)(x, 44100), expected)

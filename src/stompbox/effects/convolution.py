@@ -12,6 +12,7 @@ longer, computed once per whole ``8B``-sample input block (two-level non-uniform
 
 from __future__ import annotations
 
+import base64
 import math
 import os
 from typing import Any
@@ -232,6 +233,7 @@ class Convolution(Plugin):
             if ir.shape[1] == 0:
                 raise RuntimeError(f"Unable to load impulse response: {path}")
             self._ir, self._ir_rate, self._ir_filename = ir, rate, str(path)
+            self._ir_location = os.path.abspath(path)  # where it is, whatever the current folder is later
         else:
             raise TypeError(
                 "impulse_response_filename must be a path or a float32 numpy array "
@@ -259,17 +261,42 @@ class Convolution(Plugin):
         return f" {source} mix={self.mix:g}"
 
     def to_dict(self) -> dict[str, Any]:
-        if self._ir_filename is None:
-            raise TypeError("A Convolution built from an array cannot be saved; build it from a file instead.")
-        params: dict[str, Any] = {"impulse_response_filename": self._ir_filename, "mix": self.mix}
+        """``{"type": "Convolution", "params": {...}}``. An impulse response read from a file is saved as a
+        reference to the file (see :func:`stompbox.chains.file_reference`); one given as an array is saved
+        inline, as its ``sample_rate``, ``channels`` and base64 little-endian float32 ``samples``."""
+        from ..chains import file_reference
+
+        params: dict[str, Any]
+        if self._ir_filename is not None:
+            params = {"impulse_response_filename": file_reference(self._ir_location)}
+        else:
+            samples = base64.b64encode(self._ir.astype("<f4").tobytes()).decode("ascii")
+            params = {
+                "impulse_response": {"sample_rate": self._ir_rate, "channels": self._ir.shape[0], "samples": samples},
+            }
+        params.update(super().to_dict()["params"])  # mix (a value or its automation)
         if self._ir_resampling != "pedalboard":
             params["ir_resampling"] = self._ir_resampling
         return {"type": "Convolution", "params": params}
 
     @classmethod
     def _from_dict(cls, data: dict[str, Any]) -> Convolution:
+        from ..chains import resolve_reference
+
         params = dict(data.get("params", {}))
-        return cls(params.pop("impulse_response_filename"), **params)
+        if "impulse_response" in params:
+            inline = params.pop("impulse_response")
+            if not isinstance(inline, dict) or not {"sample_rate", "channels", "samples"} <= set(inline):
+                raise ValueError("'impulse_response' must have 'sample_rate', 'channels' and 'samples'.")
+            raw = base64.b64decode(inline["samples"], validate=True)
+            channels = inline["channels"]
+            if not isinstance(channels, int) or channels < 1 or len(raw) % (4 * channels):
+                raise ValueError(
+                    f"'impulse_response' holds {len(raw)} bytes, not float32 samples of {channels!r} channels."
+                )
+            ir = np.frombuffer(raw, "<f4").astype(np.float32).reshape(channels, -1)
+            return cls(ir, sample_rate=inline["sample_rate"], **params)
+        return cls(resolve_reference(params.pop("impulse_response_filename")), **params)
 
     @property
     def tail_seconds(self) -> float:

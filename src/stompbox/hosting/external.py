@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import enum
 import math
+import os
 import re
 import weakref
 from collections.abc import Iterator
@@ -459,11 +460,18 @@ class ExternalPlugin(Plugin, ParameterAccess):
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready description by identity and state: ``{"type": "ExternalPlugin", "path": ...,
         "plugin_name": ..., "raw_state": <base64>}``; :func:`stompbox.load_chain` loads the plugin from ``path``
-        again and restores the state, so the copy sounds the same (where the plugin is installed)."""
+        again and restores the state, so the copy sounds the same (where the plugin is installed). A plugin
+        file or bundle is named as :func:`stompbox.chains.file_reference` does (relative to a chain file's
+        folder that holds it, else absolute); an LV2 URI or a LADSPA library name stays as it is."""
+        from ..chains import file_reference
+
         identity = self._identity()
         raw = identity["raw_state"]
         raw = raw.encode() if isinstance(raw, str) else bytes(raw)
-        data: dict[str, Any] = {"type": "ExternalPlugin", "path": identity["path"]}
+        path = identity["path"]
+        if os.path.exists(path):  # a file or bundle (not an LV2 URI, nor a LADSPA library found on its path)
+            path = file_reference(path)
+        data: dict[str, Any] = {"type": "ExternalPlugin", "path": path}
         if identity["plugin_name"] is not None:
             data["plugin_name"] = identity["plugin_name"]
         data["raw_state"] = base64.b64encode(raw).decode("ascii")
@@ -473,11 +481,15 @@ class ExternalPlugin(Plugin, ParameterAccess):
 
     @classmethod
     def _from_dict(cls, data: dict[str, Any]) -> ExternalPlugin:
+        from ..chains import resolve_reference
         from . import load_plugin
 
         path = data["path"]
         if not isinstance(path, str):
             raise TypeError(f"'path' must be a string (got {type(path).__name__}).")
+        if "://" not in path and not path.startswith("urn:"):
+            located = resolve_reference(path)  # relative to the chain file's folder
+            path = located if os.path.exists(located) or os.sep in path else path  # else a LADSPA name
         plugin = load_plugin(path, plugin_name=data.get("plugin_name"), isolated=bool(data.get("isolated", False)))
         raw = data.get("raw_state")
         if raw:
