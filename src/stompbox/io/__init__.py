@@ -25,6 +25,8 @@ _LAZY: dict[str, str] = {
     "Quality": ".quality",
     "AudioStream": ".stream",
     "AudioDeviceError": ".stream",
+    "play_file": ".stream",
+    "record_to_file": ".stream",
 }
 
 __all__ = [
