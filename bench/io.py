@@ -10,7 +10,7 @@ chunks, encode the same array, 200 random seeks each followed by a 1024-frame re
 ``resampled_to(48000)`` (soundfile's column is ``soundfile`` decode + one-shot ``soxr.resample``). Figures are
 multiples of real time (higher is faster); ``sb/pb`` is stompbox over pedalboard (>= 1.0: stompbox faster).
 
-Memory: each job runs in its own subprocess and reports ``ru_maxrss`` after the job minus ``ru_maxrss`` after
+Memory: each job runs in its own subprocess and reports its peak RSS (``VmHWM``) after the job minus that after
 its imports: read a --hours long stereo WAV in 1-second chunks and write each chunk to a new WAV.
 The machine is shared and noisy: quote the ratios, not the seconds.
 """
@@ -190,13 +190,16 @@ def throughput(seconds: float, repeat: int) -> None:
 
 
 _MEMORY_JOB = """
-import json, resource, sys
+import json, sys
 library, source, target = sys.argv[1:4]
 if library == "stompbox":
     from stompbox.io import AudioFile
 else:
     from pedalboard.io import AudioFile
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def peak_kib():  # VmHWM: ru_maxrss would include the peak of the process that started this one
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+base = peak_kib()
 with AudioFile(source) as f, AudioFile(target, "w", f.samplerate, f.num_channels) as o:
     rate = int(f.samplerate)
     while True:
@@ -204,7 +207,7 @@ with AudioFile(source) as f, AudioFile(target, "w", f.samplerate, f.num_channels
         if block.shape[1] == 0:
             break
         o.write(block)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+peak = peak_kib()
 print(json.dumps({"peak_mb": (peak - base) / 1024.0}))
 """
 

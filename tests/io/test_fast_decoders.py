@@ -62,13 +62,15 @@ def reference_raw(data: bytes, subtype: str, start: int, count: int) -> np.ndarr
     return raw
 
 
-@pytest.fixture(params=["numpy", "numba"])
+@pytest.fixture(params=["numpy", "numpy in two threads", "numba"])
 def conversion(request, monkeypatch):
-    """Run with the NumPy conversion (before Numba is loaded) and with the Numba kernels; small steps so that
-    whole reads take several steps and chunked reads refill the read-ahead cache."""
+    """Run with the NumPy conversion (while Numba is not loaded), with it splitting long reads (from a path or a
+    BytesIO) between two threads, and with the Numba kernels; small steps so that whole reads take several steps
+    and chunked reads refill the read-ahead cache."""
     monkeypatch.setattr(wav_module, "USE_NUMBA", request.param == "numba")
     monkeypatch.setattr(wav_module, "SCRATCH_BYTES", 3000)
     monkeypatch.setattr(wav_module, "CACHE_BYTES", 20000)
+    monkeypatch.setattr(wav_module, "PARALLEL_FRAMES", 700 if request.param == "numpy in two threads" else 1 << 40)
     return request.param
 
 
@@ -152,7 +154,7 @@ def test_truncated_files_read_what_libsndfile_reads(tmp_path):
             np.testing.assert_array_equal(f.read(5000), expected)
 
 
-def test_a_file_shortened_while_open_gives_a_short_read(tmp_path):
+def test_a_file_shortened_while_open_gives_a_short_read(conversion, tmp_path):
     path = tmp_path / "x.wav"
     data = wav_bytes(4000, 2, "PCM_16")
     path.write_bytes(data)

@@ -1,6 +1,13 @@
 """Bounded memory: a long file streamed through stompbox.io in 1-second chunks stays under 100 MB above the
-interpreter's baseline RSS, whatever its length. Each job runs in a fresh subprocess that records its peak RSS
-(``ru_maxrss``) after the imports and again after the job.
+interpreter's baseline RSS (after its imports), and does not grow with the file's length: after the first second
+(codecs set up, buffers allocated) the peak grows by under 2 MB over the whole hour. Each job runs in a fresh
+subprocess that records its peak RSS after the imports, after the first second and at the end.
+
+An I/O-only job never loads Numba (see ``stompbox.core.jit.loaded``): it would add about 110 MB.
+
+The peak is the process's ``VmHWM`` (/proc/self/status), not ``ru_maxrss``: a process started from pytest takes
+the peak RSS of pytest's own memory (~1 GB late in a run) into its ``ru_maxrss`` when it execs, which made both
+readings that and the job's growth invisible.
 """
 
 from __future__ import annotations
@@ -15,16 +22,21 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-LIMIT_MB = 100.0
+LIMIT_MB = 100.0  # peak above the interpreter's RSS after its imports
+GROWTH_MB = 2.0  # growth of the peak after the first second, over the whole file
 
 _JOB = textwrap.dedent(
     """
-    import json, resource, sys
+    import json, sys
     import numpy as np
     from stompbox.io import AudioFile
 
+    def peak_kib():
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+
     source, target = sys.argv[1], sys.argv[2]
-    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    imported = peak_kib()
     frames = 0
     with AudioFile(source) as f:
         rate = int(f.samplerate)
@@ -37,11 +49,19 @@ _JOB = textwrap.dedent(
                 frames += block.shape[1]
                 if out is not None:
                     out.write(block)
+                if frames == block.shape[1]:
+                    warm = peak_kib()  # after the first second: codecs and conversion kernels are loaded
         finally:
             if out is not None:
                 out.close()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"frames": frames, "peak_mb": (peak - base) / 1024.0}))
+    peak = peak_kib()
+    print(json.dumps({
+        "frames": frames,
+        "imported_mb": imported / 1024.0,
+        "warm_mb": warm / 1024.0,
+        "peak_mb": peak / 1024.0,
+        "growth_mb": (peak - warm) / 1024.0,
+    }))
     """
 )
 
@@ -77,7 +97,13 @@ def test_one_hour_stereo_wav_read_and_rewritten_in_one_second_chunks(tmp_path):
     result = _run_job(str(source), str(tmp_path / "copy.wav"))
     assert result["frames"] == rate * seconds
     assert sf.info(tmp_path / "copy.wav").frames == rate * seconds
-    assert result["peak_mb"] < LIMIT_MB, result
+    _check(result)
+
+
+def _check(result: dict) -> None:
+    assert result["imported_mb"] < 100, result  # the job's own fresh interpreter (not pytest's memory)
+    assert result["peak_mb"] - result["imported_mb"] < LIMIT_MB, result
+    assert result["growth_mb"] < GROWTH_MB, result
 
 
 def test_twelve_hour_silent_ogg_streams_through(tmp_path):
@@ -92,4 +118,4 @@ def test_twelve_hour_silent_ogg_streams_through(tmp_path):
         f.write(block[: rate * seconds % 65536])
     result = _run_job(str(source), "-")
     assert result["frames"] == rate * seconds
-    assert result["peak_mb"] < LIMIT_MB, result
+    _check(result)

@@ -66,6 +66,14 @@ def _guard() -> None:
     _load_numba_target()
 
 
+def loaded() -> bool:
+    """Whether stompbox's Numba kernels are set up in this process (an effect module has been imported), so
+    that calling one costs no more than the call. The I/O layer uses its compiled conversions only then: it never
+    loads Numba itself (Numba and LLVM take about 110 MB of memory and a quarter of a second to load, more
+    than the conversions of an hour of audio would save)."""
+    return _guarded
+
+
 def _load_numba_target() -> None:
     """Load Numba's CPU typing and lowering registries now, while the first effect class is imported.
 

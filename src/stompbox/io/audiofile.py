@@ -11,17 +11,17 @@ from __future__ import annotations
 import numbers
 import os
 import secrets
-import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
+from ..core import jit
 from ..core.errors import LayoutError
 from ..core.layout import check_ndim, detect_layout
 from . import formats
-from .backends import Decoder, Encoder, open_decoder, open_encoder, quantize
+from .backends import QUANTIZE, Decoder, Encoder, open_decoder, open_encoder, quantize
 from .channels import check_num_frames
 from .errors import (
     AudioFileNotFoundError,
@@ -56,19 +56,31 @@ def _rate_value(rate: float) -> int | float:
     return int(rate) if float(rate).is_integer() else float(rate)
 
 
-KERNEL_SAMPLES = 1 << 18  # samples from which a write loads the Numba quantiser (else NumPy, until it is loaded)
+QUANTIZE_FRAMES = 1 << 16  # frames quantised at a time by NumPy (its float64 temporaries stay this small)
 
 
 def quantize_interleave(frames_last: np.ndarray, file_dtype: str) -> np.ndarray:
     """:func:`~stompbox.io.backends.quantize` of a float ``(frames, channels)`` view of any layout, in one pass."""
     from . import _pcm_kernels
-    from .backends import QUANTIZE
 
     full, container, shift = QUANTIZE[file_dtype]
     low, high = (-full, full - 1) if file_dtype == "int32" else (-full - 1, full)
     channels_first = np.ascontiguousarray(frames_last.T, dtype=np.float32)  # a view when it already is
     out = np.empty(frames_last.shape, container)
     _pcm_kernels.quantize_interleave(channels_first, out, float(full), float(low), float(high), shift)
+    return out
+
+
+def _quantize_in_steps(frames_last: np.ndarray, file_dtype: str) -> np.ndarray:
+    """:func:`~stompbox.io.backends.quantize` of a float ``(frames, channels)`` view of any layout with NumPy,
+    :data:`QUANTIZE_FRAMES` at a time, into one interleaved integer array (the same integers as the kernel)."""
+    frames = frames_last.shape[0]
+    if frames <= QUANTIZE_FRAMES:
+        return np.ascontiguousarray(quantize(np.ascontiguousarray(frames_last, dtype=np.float32), file_dtype))
+    out = np.empty(frames_last.shape, QUANTIZE[file_dtype][1])
+    for start in range(0, frames, QUANTIZE_FRAMES):
+        step = np.ascontiguousarray(frames_last[start : start + QUANTIZE_FRAMES], dtype=np.float32)
+        out[start : start + QUANTIZE_FRAMES] = quantize(step, file_dtype)
     return out
 
 
@@ -571,13 +583,9 @@ class WriteableAudioFile(AudioFile):
                 return np.left_shift(frames_last, 8, dtype=np.int16, casting="unsafe", order="C")
             return np.ascontiguousarray(frames_last, dtype=np.float32) * np.float32(1.0 / INT_SCALE[dtype])
         if integer_file:
-            if frames_last.size >= KERNEL_SAMPLES or "numba" in sys.modules:  # one pass (Numba)
+            if jit.loaded():  # one pass (Numba), when stompbox's effects have loaded it anyway
                 return quantize_interleave(frames_last, file_dtype)
-            # NumPy: quantise in the array's own memory order, then interleave the (smaller) integers
-            source = samples if samples.flags.c_contiguous or samples.flags.f_contiguous else frames_last
-            order = "F" if source.flags.f_contiguous and not source.flags.c_contiguous else "C"
-            ints = quantize(np.asarray(source, dtype=np.float32, order=order), file_dtype)
-            return np.ascontiguousarray(ints.T if source is samples and layout == "channels-first" else ints)
+            return _quantize_in_steps(frames_last, file_dtype)
         data = np.ascontiguousarray(frames_last, dtype=np.float32)
         if self._settings.format not in ("wav", "aiff"):
             data = np.clip(data, -1.0, 1.0)  # lossy encoders clip

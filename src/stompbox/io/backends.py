@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .errors import AudioFileError, CorruptAudioError, UnsupportedFormatError
+from .ogg_pages import OggSerialRewriter
 
 PCM_DTYPES = {
     "PCM_S8": "int8", "PCM_U8": "int8", "PCM_16": "int16", "PCM_24": "int24", "PCM_32": "int32",
@@ -741,6 +742,7 @@ class Encoder:
 
 SF_FORMATS = {"wav": "WAV", "aiff": "AIFF", "flac": "FLAC", "ogg": "OGG", "opus": "OGG", "mp3": "MP3"}
 WRITE_CHUNK = 32768  # frames per libsndfile write: a single large Vorbis write crashes libvorbis
+SFC_SET_ADD_PEAK_CHUNK = 0x1050  # sndfile.h
 
 
 class _WriteErrorTrap:
@@ -801,6 +803,15 @@ class SoundfileEncoder(Encoder):
         import soundfile as sf
 
         self._sf = sf
+        fmt = SF_FORMATS[settings.format]
+        # Ogg pages go through a rewriter that fixes their stream serial numbers (libsndfile's are random), so a
+        # path is opened here and written through it as a file-like.
+        self._owned: Any = None
+        self._pages: OggSerialRewriter | None = None
+        if fmt == "OGG":
+            if isinstance(target, str):
+                target = self._owned = open(target, "w+b")  # noqa: SIM115 - closed by close()
+            target = self._pages = OggSerialRewriter(target)
         self._trap = _WriteErrorTrap(target) if not isinstance(target, str) else None
         if self._trap is not None:
             target = self._trap
@@ -809,7 +820,6 @@ class SoundfileEncoder(Encoder):
             kwargs["compression_level"] = settings.compression_level
         if settings.bitrate_mode is not None:
             kwargs["bitrate_mode"] = settings.bitrate_mode
-        fmt = SF_FORMATS[settings.format]
         if fmt == "WAV" and num_channels > 2:
             fmt = "WAVEX"
         try:
@@ -823,7 +833,14 @@ class SoundfileEncoder(Encoder):
                 **kwargs,
             )
         except (sf.LibsndfileError, RuntimeError, ValueError) as exc:
+            if self._owned is not None:
+                self._owned.close()
             raise ValueError(f"Unable to create {settings.format.upper()} writer: {exc}") from exc
+        native = getattr(sf, "_snd", None)
+        if native is not None and hasattr(sf, "_ffi"):
+            # No PEAK chunk in float WAV/AIFF files: it holds the time of writing, so the same audio written
+            # twice gave two different files.
+            native.sf_command(self._file._file, SFC_SET_ADD_PEAK_CHUNK, sf._ffi.NULL, 0)
         self._integer = settings.pcm and settings.file_dtype.startswith("int")
         self._channels = num_channels
         self._written = 0
@@ -854,8 +871,14 @@ class SoundfileEncoder(Encoder):
         if self._written == 0 and self._needs_a_frame and not self._file.closed:
             # An empty file must still be a valid file (as pedalboard's): one frame of silence.
             self._file.write(np.zeros((1, self._channels), np.int16 if self._integer else np.float32))
-        self._file.close()
-        self._check_target()
+        try:
+            self._file.close()
+            if self._pages is not None and self._trap is not None and self._trap.error is None:
+                self._trap._call("finish")
+            self._check_target()
+        finally:
+            if self._owned is not None:
+                self._owned.close()
 
 
 class AvEncoder(Encoder):

@@ -1,0 +1,117 @@
+"""Deterministic Ogg output: the stream serial numbers libsndfile writes, replaced by fixed ones.
+
+An Ogg page (RFC 3533) carries its logical stream's serial number, and a CRC over the whole page. libsndfile picks
+the serial of a new Vorbis or Opus stream from a time-seeded random number, so encoding the same audio twice gave
+two different files (a batch could not be checked by hashing its outputs). :class:`OggSerialRewriter` sits
+between libsndfile and the file: it gathers the bytes of each page, gives the first stream serial
+:data:`FIRST_SERIAL` (the next ones count up from it, in order of appearance), recomputes the page's CRC and passes
+the page on. Anything that does not parse as an Ogg page is passed on unchanged.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+from typing import Any
+
+import numpy as np
+
+FIRST_SERIAL = 0x53544D50  # "STMP", little-endian on disk as "PMTS"
+_HEADER = 27  # bytes before the segment table
+_SERIAL = slice(14, 18)
+_CRC = slice(22, 26)
+_BIT_REVERSED = np.array([int(f"{b:08b}"[::-1], 2) for b in range(256)], np.uint8)
+_ZEROS_CRC: dict[int, int] = {}
+
+
+def ogg_crc(page: bytes | bytearray) -> int:
+    """The Ogg CRC-32 of ``page`` (its CRC field zeroed): polynomial 0x04C11DB7, most significant bit first,
+    initial value 0, no final xor. Computed with zlib's (bit-reflected, pre- and post-inverted) CRC-32 on the
+    bit-reversed bytes: the reflected CRC of reflected data is the reflected CRC, and zlib's inversions cancel
+    against the CRC of as many zero bytes."""
+    reversed_bytes = _BIT_REVERSED[np.frombuffer(page, np.uint8)].tobytes()
+    n = len(page)
+    zeros = _ZEROS_CRC.get(n)
+    if zeros is None:
+        zeros = _ZEROS_CRC.setdefault(n, zlib.crc32(bytes(n)))
+    reflected = zlib.crc32(reversed_bytes) ^ zeros
+    return int(f"{reflected:032b}"[::-1], 2)
+
+
+def _page_length(data: bytearray) -> int | None:
+    """The length of the Ogg page at the start of ``data``; None while it is incomplete."""
+    if len(data) < _HEADER:
+        return None
+    segments = data[26]
+    if len(data) < _HEADER + segments:
+        return None
+    length = _HEADER + segments + sum(data[_HEADER : _HEADER + segments])
+    return length if len(data) >= length else None
+
+
+class OggSerialRewriter:
+    """A write-only file-like that replaces the serial numbers of the Ogg pages written through it.
+
+    Parameters
+    ----------
+    file : file-like
+        Where the pages go (``write``, ``seek``, ``tell``; ``read`` is passed through).
+    """
+
+    def __init__(self, file: Any) -> None:
+        self._file = file
+        self._pending = bytearray()
+        self._serials: dict[bytes, bytes] = {}
+
+    def write(self, data: Any) -> int:
+        count = len(memoryview(data).cast("B"))
+        self._pending += data
+        while self._pending:
+            if not self._pending.startswith(b"OggS"[: len(self._pending)]):
+                self._emit(bytes(self._pending))  # not an Ogg page: passed on as it is
+                self._pending.clear()
+                break
+            length = _page_length(self._pending)
+            if length is None:
+                break
+            page = bytearray(self._pending[:length])
+            del self._pending[:length]
+            original = bytes(page[_SERIAL])
+            serial = self._serials.setdefault(original, struct.pack("<I", FIRST_SERIAL + len(self._serials)))
+            page[_SERIAL] = serial
+            page[_CRC] = b"\0\0\0\0"
+            page[_CRC] = struct.pack("<I", ogg_crc(page))
+            self._emit(page)
+        return count
+
+    def _emit(self, data: bytes | bytearray) -> None:
+        view = memoryview(data)
+        while view:
+            written = self._file.write(view)
+            if written is None:  # as soundfile reads it: a write() that returns nothing took everything
+                return
+            view = view[written:]
+
+    def tell(self) -> int:
+        return int(self._file.tell()) + len(self._pending)
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if self._pending:  # within a page: only asking where the end is (libsndfile's file length) is possible
+            here = self.tell()
+            if (whence == io.SEEK_END and offset == 0) or (whence == io.SEEK_SET and offset == here):
+                return here
+            raise OSError("Cannot seek while an Ogg page is half written.")
+        return int(self._file.seek(offset, whence))
+
+    def read(self, *args: Any) -> bytes:
+        return bytes(self._file.read(*args))
+
+    def finish(self) -> None:
+        """Pass on what is left (an unfinished page at the end, as it is: libsndfile writes whole pages)."""
+        if self._pending:
+            self._emit(bytes(self._pending))
+            self._pending.clear()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._file, name)
