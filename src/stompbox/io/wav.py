@@ -18,6 +18,8 @@ from __future__ import annotations
 import io
 import os
 import struct
+import sys
+import threading
 from typing import Any
 
 import numpy as np
@@ -35,6 +37,8 @@ _SUBTYPES = {
     "DOUBLE": (3, 64, np.dtype("<f8")),
 }
 _FORMATS = ("WAV", "WAVEX", "RF64")
+_STEREO16 = np.dtype("<i2")
+_LITTLE_ENDIAN = sys.byteorder == "little"
 _TAG_EXTENSIBLE = 0xFFFE
 SCRATCH_BYTES = 1 << 18  # file bytes converted per step of a large read: stays in the CPU cache
 CACHE_BYTES = 1 << 19  # float32 bytes decoded ahead for sequential small reads
@@ -44,6 +48,17 @@ USE_NUMBA: bool | None = None  # None: the Numba kernels once stompbox's effects
 
 PARALLEL_FRAMES = 1 << 17  # a NumPy-converted read of at least twice this decodes its halves on two threads
 _HELPER: Any = None
+
+
+_LOCAL = threading.local()
+
+
+def _words(count: int) -> np.ndarray:
+    """An int32 work buffer of ``count`` items, kept per thread."""
+    buffer = getattr(_LOCAL, "words", None)
+    if buffer is None or buffer.size < count:
+        buffer = _LOCAL.words = np.empty(count, np.int32)
+    return buffer[:count]
 
 
 def _use_kernels() -> bool:
@@ -218,11 +233,11 @@ class PcmWavDecoder(Decoder):
         got -= got % self._block
         return buffer[:got], None
 
-    def _convert(self, raw: np.ndarray, out: np.ndarray, col: int) -> None:
+    def _convert(self, raw: np.ndarray, out: np.ndarray, col: int, alone: bool = True) -> None:
         """De-interleave and scale the bytes ``raw`` of whole frames into float32 ``out[:, col:]``."""
         if self._kernels is None:
             if not _use_kernels():
-                self._convert_numpy(raw, out[:, col : col + raw.size // self._block])
+                self._convert_numpy(raw, out[:, col : col + raw.size // self._block], alone)
                 return
             from . import _pcm_kernels
 
@@ -232,7 +247,7 @@ class PcmWavDecoder(Decoder):
         else:
             self._kernels.deinterleave(raw.view(self._dtype), out, col, self._bias, self._scale)
 
-    def _convert_numpy(self, raw: np.ndarray, out: np.ndarray) -> None:
+    def _convert_numpy(self, raw: np.ndarray, out: np.ndarray, alone: bool = True) -> None:
         """The same conversion in NumPy (about 2.5 times slower, as fast as pedalboard's), used while Numba is not
         loaded."""
         count = out.shape[1]
@@ -241,6 +256,20 @@ class PcmWavDecoder(Decoder):
             b = raw.reshape(count * channels, 3).astype(np.int32)
             values = ((b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)) << 8) >> 8
             np.multiply(values.reshape(count, channels).T, np.float32(self._scale), out=out, casting="unsafe")
+            return
+        if alone and channels == 2 and self._dtype == _STEREO16 and _LITTLE_ENDIAN:
+            # each frame is one little-endian int32: left in its low half, right in its high half; shifting
+            # whole words and converting contiguous rows is ~1.6x faster than a strided mixed-type multiply on
+            # one thread (not ``alone``, two threads converting at once, its extra passes over memory lose)
+            words = raw.view(np.int32)
+            half = _words(count)
+            scale = np.float32(self._scale)
+            np.left_shift(words, 16, out=half)
+            np.right_shift(half, 16, out=half)
+            np.copyto(out[0], half, casting="unsafe")
+            np.right_shift(words, 16, out=half)
+            np.copyto(out[1], half, casting="unsafe")
+            np.multiply(out, scale, out=out)
             return
         samples = raw.view(self._dtype).reshape(count, channels).T
         if self._bias:
@@ -261,9 +290,11 @@ class PcmWavDecoder(Decoder):
         if n < 2 * PARALLEL_FRAMES or self._file is not None or self._kernels is not None or _use_kernels():
             return self._decode_range(out, frame, self._scratch)
         half = n // 2
-        second = _helper().submit(self._decode_range, out[:, half:], frame + half, np.empty_like(self._scratch))
+        second = _helper().submit(
+            self._decode_range, out[:, half:], frame + half, np.empty_like(self._scratch), alone=False
+        )
         try:
-            done = self._decode_range(out[:, :half], frame, self._scratch)
+            done = self._decode_range(out[:, :half], frame, self._scratch, alone=False)
         except BaseException:
             from concurrent.futures import wait
 
@@ -272,7 +303,7 @@ class PcmWavDecoder(Decoder):
         later = second.result()
         return done + later if done == half else done  # a file shorter than it claimed ends in the first half
 
-    def _decode_range(self, out: np.ndarray, frame: int, scratch: np.ndarray) -> int:
+    def _decode_range(self, out: np.ndarray, frame: int, scratch: np.ndarray, alone: bool = True) -> int:
         n = out.shape[1]
         done = 0
         while done < n:
@@ -280,7 +311,7 @@ class PcmWavDecoder(Decoder):
             raw, keep = self._load(frame + done, count, scratch)
             got = raw.size // self._block
             if got:
-                self._convert(raw, out, done)
+                self._convert(raw, out, done, alone)
             del raw, keep
             done += got
             if got < count:
