@@ -358,7 +358,7 @@ class ReadableAudioFile(AudioFile):
 
     def seek(self, position: int) -> None:
         """Move to frame ``position`` (sample-exact in every format)."""
-        if isinstance(position, bool) or not isinstance(position, numbers.Integral):
+        if type(position) is not int and (isinstance(position, bool) or not isinstance(position, numbers.Integral)):
             if isinstance(position, numbers.Real) and float(position).is_integer():
                 position = int(position)
             else:

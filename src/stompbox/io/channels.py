@@ -16,6 +16,8 @@ __all__ = ["ChannelConvertedReadableAudioFile", "WrappedReader", "convert_channe
 
 def check_num_frames(num_frames: Any) -> int:
     """Validate a ``read()`` count as pedalboard does and return it as an int > 0."""
+    if type(num_frames) is int and num_frames > 0:  # the usual case, without the abstract-class checks
+        return num_frames
     if isinstance(num_frames, bool) or not isinstance(num_frames, numbers.Real):
         raise TypeError(f"read() expects a number of frames, not {type(num_frames).__name__}.")
     if isinstance(num_frames, numbers.Integral):

@@ -257,10 +257,11 @@ class PcmWavDecoder(Decoder):
             values = ((b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)) << 8) >> 8
             np.multiply(values.reshape(count, channels).T, np.float32(self._scale), out=out, casting="unsafe")
             return
-        if alone and channels == 2 and self._dtype == _STEREO16 and _LITTLE_ENDIAN:
+        if alone and count >= 4096 and channels == 2 and self._dtype == _STEREO16 and _LITTLE_ENDIAN:
             # each frame is one little-endian int32: left in its low half, right in its high half; shifting
             # whole words and converting contiguous rows is ~1.6x faster than a strided mixed-type multiply on
-            # one thread (not ``alone``, two threads converting at once, its extra passes over memory lose)
+            # one thread (not ``alone``, two threads converting at once, its extra passes over memory lose; nor
+            # for a few frames, where its six NumPy calls cost more than they save)
             words = raw.view(np.int32)
             half = _words(count)
             scale = np.float32(self._scale)
