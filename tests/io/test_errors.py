@@ -95,6 +95,48 @@ def test_a_truncated_tagged_mp3_raises_instead_of_reading_short():
         assert f.frames == got and f.exact_duration_known
 
 
+def _ffmpeg_mp3(rate: int, channels: int, frames: int, vbr: bool) -> bytes:
+    """An MP3 written by FFmpeg's LAME encoder (through PyAV), with its Xing/Info + LAME tag."""
+    av = pytest.importorskip("av")
+    buffer = io.BytesIO()
+    with av.open(buffer, "w", format="mp3") as container:
+        stream = container.add_stream("libmp3lame", rate=rate, layout="mono" if channels == 1 else "stereo")
+        if vbr:
+            stream.codec_context.qscale = 4
+        else:
+            stream.bit_rate = 128000
+        t = np.arange(frames) / rate
+        tone = (0.3 * np.sin(2 * np.pi * 440 * t) * 2**31).astype(np.int32)
+        planar = stream.codec_context.format.name.endswith("p")
+        step = stream.codec_context.frame_size or 1152
+        for start in range(0, frames, step):
+            block = np.repeat(tone[None, start : start + step], channels, 0)
+            frame = av.AudioFrame.from_ndarray(
+                block if planar else block.T.reshape(1, -1).copy(), format=stream.codec_context.format.name,
+                layout=stream.layout.name,
+            )  # fmt: skip
+            frame.sample_rate = rate
+            for packet in stream.encode(frame):
+                container.mux(packet)
+        for packet in stream.encode(None):
+            container.mux(packet)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    "rate, channels, vbr", [(8000, 1, False), (22050, 2, True), (44100, 2, False), (48000, 1, True)]
+)
+def test_tagged_mp3s_from_another_encoder_are_not_called_truncated(rate, channels, vbr):
+    """The truncation check trusts the tag's length; files FFmpeg's LAME wrote (CBR and VBR, MPEG-1 and 2/2.5)
+    read to their end without a false alarm, and give the frames they announce."""
+    data = _ffmpeg_mp3(rate, channels, int(rate * 1.7), vbr)
+    with AudioFile(io.BytesIO(data)) as f:
+        assert f.exact_duration_known
+        announced = f.frames
+        assert abs(announced - int(rate * 1.7)) <= 2
+        assert f.read(announced + 5000).shape[1] == announced
+
+
 def test_bytes_are_not_a_path():
     with pytest.raises(TypeError, match="BytesIO"):
         AudioFile(b"/tmp/x.wav")
