@@ -9,7 +9,9 @@ stays on libsndfile.
 from __future__ import annotations
 
 import io
+import os
 import struct
+import time
 
 import numpy as np
 import pytest
@@ -192,3 +194,34 @@ def test_parse_riff_rejects_what_it_cannot_vouch_for():
     rf64 = riff([(b"ds64", struct.pack("<QQQI", 0, 40, 10, 0)), (b"fmt ", fmt), (b"data", b"\0" * 40)], b"RF64")
     rf64 = rf64.replace(b"data" + struct.pack("<I", 40), b"data" + b"\xff" * 4)
     assert parse_riff(rf64, len(rf64))[-1] == 40  # the length comes from ds64
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
+def test_a_forked_child_reads_in_two_threads_too(tmp_path, monkeypatch):
+    """The helper thread of the parent does not exist in a forked child: the child must start its own instead
+    of waiting forever for it."""
+    monkeypatch.setattr(wav_module, "USE_NUMBA", False)
+    monkeypatch.setattr(wav_module, "PARALLEL_FRAMES", 700)
+    data = wav_bytes(5001, 2, "PCM_16")
+    path = tmp_path / "x.wav"
+    path.write_bytes(data)
+    with AudioFile(str(path)) as f:
+        expected = f.read(f.frames)  # the parent's helper thread exists now
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        code = 1
+        try:
+            with AudioFile(str(path)) as f:
+                code = 0 if np.array_equal(f.read(f.frames), expected) else 2
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    pytest.fail("the forked child hung reading a WAV file")

@@ -85,13 +85,15 @@ def _use_kernels() -> bool:
 
 
 def _helper() -> Any:
-    """One helper thread, shared by every reader (a second half waits for it if two reads run at once)."""
+    """One helper thread, shared by every reader (a second half waits for it if two reads run at once). A
+    forked child gets its own: the parent's thread does not exist there, and work given to it would wait
+    forever."""
     global _HELPER
-    if _HELPER is None:
+    if _HELPER is None or _HELPER[0] != os.getpid():
         from concurrent.futures import ThreadPoolExecutor
 
-        _HELPER = ThreadPoolExecutor(1, thread_name_prefix="stompbox-wav")
-    return _HELPER
+        _HELPER = (os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="stompbox-wav"))
+    return _HELPER[1]
 
 
 def parse_riff(head: bytes, file_size: int) -> tuple[int, int, int, int, int] | None:
