@@ -255,6 +255,36 @@ def test_an_x_error_is_logged_not_fatal(xvfb_display):
     assert "X11 error 3 (request 4, resource 0x7ffffff)" in done.stderr
 
 
+APP_HANDLER_SCRIPT = """
+import ctypes, ctypes.util
+from stompbox.hosting.vst3 import editor
+lib = ctypes.CDLL(ctypes.util.find_library("X11") or "libX11.so.6")
+lib.XSetErrorHandler.restype = ctypes.c_void_p
+lib.XSetErrorHandler.argtypes = [ctypes.c_void_p]
+seen = []
+app = editor._X_ERROR_PROTO(lambda display, event: seen.append(event[0].error_code) or 0)
+lib.XSetErrorHandler(ctypes.cast(app, ctypes.c_void_p))  # the application's own handler, as Tk installs one
+x = editor.xlib()
+display = x.XOpenDisplay(None)
+x.XDestroyWindow(display, 0x7FFFFFF)
+x.XSync(display, 0)
+x.XCloseDisplay(display)
+print(seen, editor.x_errors)
+"""
+
+
+@needs_xlib
+def test_an_applications_own_x_error_handler_is_kept(xvfb_display):
+    """Only Xlib's default handler (which exits) is replaced: a handler the application installed itself gets
+    the errors, as before the editor host was loaded."""
+    env = {**os.environ, "DISPLAY": xvfb_display}
+    done = subprocess.run(
+        [sys.executable, "-c", APP_HANDLER_SCRIPT], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[3] []"
+
+
 def test_edits_from_the_editor_reach_the_audio(vst3_synth):
     """An editor reports a moved control through ``IComponentHandler::performEdit``; the next block gets it."""
     synth = load_plugin(vst3_synth)

@@ -85,9 +85,16 @@ _log = logging.getLogger("stompbox.hosting")
 x_errors: list[tuple[int, int, int]] = []  # (error_code, request_code, resource id)
 
 
-def _on_x_error(_display: int, event: Any) -> int:
+_X_ERROR_PROTO = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(XErrorEvent))
+_previous_x_error_handler: Any = None  # an application's own handler, which ours passes errors on to
+
+
+def _on_x_error(display: int, event: Any) -> int:
     """Xlib's default handler prints the error and calls ``exit()``; a plugin that draws on a window another
-    client destroyed would take the whole Python process down. Ours logs the error and carries on."""
+    client destroyed would take the whole Python process down. Ours logs the error and carries on, or, when
+    the application had installed a handler of its own (a Tk GUI does), passes the error on to it."""
+    if _previous_x_error_handler is not None:
+        return int(_previous_x_error_handler(display, event))
     e = event[0]
     x_errors.append((e.error_code, e.request_code, e.resourceid))
     del x_errors[:-100]
@@ -100,7 +107,7 @@ def _on_x_error(_display: int, event: Any) -> int:
     return 0
 
 
-_X_ERROR_HANDLER = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(XErrorEvent))(_on_x_error)
+_X_ERROR_HANDLER = _X_ERROR_PROTO(_on_x_error)
 
 
 def xlib() -> Any:
@@ -146,9 +153,22 @@ def xlib() -> Any:
             fn = getattr(lib, fn_name)
             fn.restype, fn.argtypes = restype, argtypes
         lib.XInitThreads()
-        lib.XSetErrorHandler(ctypes.cast(_X_ERROR_HANDLER, c_void_p))
+        _install_x_error_handler(lib)
         _XLIB = lib
         return lib
+
+
+def _install_x_error_handler(lib: Any) -> None:
+    """Put :func:`_on_x_error` in place of Xlib's default handler, keeping an application's own handler (called
+    from ours). Which one was there is told by installing the default (``XSetErrorHandler(NULL)``) and
+    reading its address back."""
+    global _previous_x_error_handler
+    ours = ctypes.cast(_X_ERROR_HANDLER, c_void_p).value
+    previous = lib.XSetErrorHandler(ours)
+    lib.XSetErrorHandler(None)  # the default is installed now
+    default = lib.XSetErrorHandler(ours)
+    if previous and previous not in (default, ours):
+        _previous_x_error_handler = _X_ERROR_PROTO(previous)
 
 
 # ---------------------------------------------------------------------------------------------------- host objects
