@@ -64,12 +64,17 @@ def find_plugins() -> list[str]:
     return found + installed_ladspa_plugins()
 
 
+def is_plugin_uri(text: str) -> bool:
+    """Whether ``text`` names a plugin by URI (an LV2 plugin: ``http://...``, ``urn:...``) rather than by file."""
+    return "://" in text or text.startswith("urn:")
+
+
 def plugin_format(target: str | os.PathLike[str]) -> str:
     """``"vst3"``, ``"lv2"`` or ``"ladspa"``: the format :func:`load_plugin` will try for a path or URI."""
     text = os.fspath(target)
     if text.rstrip("/").endswith(".vst3") or ".vst3/" in text:
         return "vst3"
-    if "://" in text or text.startswith("urn:"):
+    if is_plugin_uri(text):
         return "lv2"
     path = text.rstrip("/")
     if os.path.isdir(path):

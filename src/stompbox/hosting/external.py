@@ -482,12 +482,12 @@ class ExternalPlugin(Plugin, ParameterAccess):
     @classmethod
     def _from_dict(cls, data: dict[str, Any]) -> ExternalPlugin:
         from ..chains import resolve_reference
-        from . import load_plugin
+        from . import is_plugin_uri, load_plugin
 
         path = data["path"]
         if not isinstance(path, str):
             raise TypeError(f"'path' must be a string (got {type(path).__name__}).")
-        if "://" not in path and not path.startswith("urn:"):
+        if not is_plugin_uri(path):
             located = resolve_reference(path)  # relative to the chain file's folder
             path = located if os.path.exists(located) or os.sep in path else path  # else a LADSPA name
         plugin = load_plugin(path, plugin_name=data.get("plugin_name"), isolated=bool(data.get("isolated", False)))

@@ -874,9 +874,9 @@ class SoundfileEncoder(Encoder):
             self._file.write(np.zeros((1, self._channels), np.int16 if self._integer else np.float32))
         try:
             self._file.close()
-            if self._pages is not None and self._trap is not None and self._trap.error is None:
-                self._trap._call("finish")
             self._check_target()
+            if self._pages is not None:
+                self._pages.finish()
         finally:
             if self._owned is not None:
                 self._owned.close()
