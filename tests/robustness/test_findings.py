@@ -59,3 +59,23 @@ def test_absurd_brickwall_release_and_ceiling_do_not_overflow() -> None:
         for kwargs in ({"release_ms": 1e39}, {"release_ms": 1e300}, {"ceiling_db": 1e30}):
             out = BrickwallLimiter(**kwargs)(x, 44100)
             np.testing.assert_array_equal(out, x)  # 0.5 is below every ceiling here: untouched
+
+
+def test_a_seek_before_the_start_of_a_file_like_is_a_failed_seek(tmp_path) -> None:
+    """Found by fuzz/fuzz_audiofile.py: a damaged AIFF header makes libsndfile seek to byte -1. A file descriptor
+    answers that with lseek's -1; io.BytesIO raised ValueError, which escaped as an undocumented exception. The
+    file-like now reads exactly as the same bytes from a path do."""
+    from pathlib import Path
+
+    from stompbox.io import AudioFile
+
+    data = (
+        Path(__file__).parents[1] / "data/corrupt/found/fuzz-crash-b57d52c013d8edfb7c832d60fe8f28c60ab04b6a"
+    ).read_bytes()
+    path = tmp_path / "damaged.aiff"
+    path.write_bytes(data)
+    outcomes = []
+    for source in (str(path), __import__("io").BytesIO(data)):
+        with AudioFile(source) as f:
+            outcomes.append((f.num_channels, f.samplerate, f.read(f.frames + 10).shape))
+    assert outcomes[0] == outcomes[1] == (2, 16000, (2, 0))

@@ -773,8 +773,15 @@ class _WriteErrorTrap:
         written = self._call("write", data)
         return 0 if written is None else int(written)
 
-    def seek(self, *args: Any) -> int:
-        self._call("seek", *args)
+    def seek(self, offset: int = 0, whence: int = io.SEEK_SET) -> int:
+        if offset < 0 and whence in (io.SEEK_SET, io.SEEK_CUR):
+            # A damaged header can make libsndfile ask for a place before the start. A file descriptor
+            # answers lseek's -1 (EINVAL) and libsndfile reports a bad file; io.BytesIO and many file-likes
+            # raise ValueError instead, which is libsndfile's request, not a fault of the user's file.
+            start = 0 if whence == io.SEEK_SET else self.tell()
+            if start + offset < 0:
+                return -1
+        self._call("seek", offset, whence)
         return self.tell()
 
     def tell(self) -> int:
