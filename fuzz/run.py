@@ -37,7 +37,13 @@ TARGETS = {
 
 
 def run_target(
-    name: str, runs: int | None, seconds: int | None, timeout: int, keep: bool = False, save: bool = True
+    name: str,
+    runs: int | None,
+    seconds: int | None,
+    timeout: int,
+    keep: bool = False,
+    save: bool = True,
+    seed: int | None = None,
 ) -> dict:
     script, max_len = TARGETS[name]
     work = Path(tempfile.mkdtemp(prefix=f"stompbox-fuzz-{name}-"))
@@ -49,6 +55,7 @@ def run_target(
     args = [sys.executable, str(HERE / script), f"-max_len={max_len}", f"-timeout={timeout}", "-rss_limit_mb=4096",
             f"-artifact_prefix={work}/", "-print_final_stats=1"]  # fmt: skip
     args += [f"-runs={runs}"] if runs is not None else [f"-max_total_time={seconds}"]
+    args += [f"-seed={seed}"] if seed is not None else []
     started = time.monotonic()
     proc = subprocess.run([*args, str(corpus)], capture_output=True, text=True, cwd=work)
     elapsed = time.monotonic() - started
@@ -93,6 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=int, default=30, help="seconds one input may take before it is a hang")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folders (grown corpora)")
     parser.add_argument("--no-save", action="store_true", help="do not copy findings into the repository")
+    parser.add_argument(
+        "--seed", type=int, help="libFuzzer's random seed (default: a new one each run; fix it to repeat a run)"
+    )
     args = parser.parse_args(argv)
     results = []
     unknown = set(args.targets) - set(TARGETS)
@@ -100,7 +110,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("unknown target(s): " + ", ".join(sorted(unknown)))
     for name in args.targets or list(TARGETS):
         result = run_target(
-            name, None if args.seconds else args.runs, args.seconds, args.timeout, args.keep, not args.no_save
+            name,
+            None if args.seconds else args.runs,
+            args.seconds,
+            args.timeout,
+            args.keep,
+            not args.no_save,
+            args.seed,
         )
         results.append(result)
         print(json.dumps({k: v for k, v in result.items() if k != "log_tail"}), flush=True)
