@@ -217,10 +217,11 @@ class ReadableAudioFile(AudioFile):
     inverse, so integer files read and written again at the same bit depth are bit-identical.
 
     ``seek()`` lands on the exact frame in every format, and the samples read after it are those of a linear
-    decode: compressed formats are decoded from a pre-roll before the target. Two FFmpeg cases decode linearly
-    instead: raw ADTS/AC3 streams (no index: backward seeks decode from the start) and AAC within 60 s of the
-    start or ahead of the position (its decoder's noise substitution depends on everything decoded before;
-    further away, a seek is exact in time and differs only in noise-substituted bands).
+    decode: MP3 and Opus are decoded from a pre-roll before the target, Vorbis from the start of its page. Two
+    FFmpeg cases decode linearly instead: raw ADTS/AC3 streams (no index: backward seeks decode from the start)
+    and AAC within 60 s of the start or ahead of the position (its decoder's noise substitution depends on
+    everything decoded before; further away, a seek is exact in time and differs only in noise-substituted
+    bands).
     """
 
     def __init__(self, path_or_file: Any) -> None:

@@ -1,4 +1,4 @@
-"""Deterministic Ogg output: the stream serial numbers libsndfile writes, replaced by fixed ones.
+"""Ogg pages (RFC 3533): deterministic serial numbers for what libsndfile writes, and the span of a file's last page.
 
 An Ogg page (RFC 3533) carries its logical stream's serial number, and a CRC over the whole page. libsndfile picks
 the serial of a new Vorbis or Opus stream from a time-seeded random number, so encoding the same audio twice gave
@@ -6,6 +6,9 @@ two different files (a batch could not be checked by hashing its outputs). :clas
 between libsndfile and the file: it gathers the bytes of each page, gives the first stream serial
 :data:`FIRST_SERIAL` (the next ones count up from it, in order of appearance), recomputes the page's CRC and passes
 the page on. Anything that does not parse as an Ogg page is passed on unchanged.
+
+:func:`last_page_span` reads the final pages of a file, for the Vorbis seeks of
+:class:`~stompbox.io.backends.SoundfileDecoder` (libsndfile misplaces a seek that lands in the last page).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import numpy as np
 FIRST_SERIAL = 0x53544D50  # "STMP", little-endian on disk as "PMTS"
 _HEADER = 27  # bytes before the segment table
 _SERIAL = slice(14, 18)
+_GRANULE = slice(6, 14)
+MAX_PAGE = 65307  # 27 header bytes, 255 lacing values, 255 segments of 255 bytes
 _CRC = slice(22, 26)
 _BIT_REVERSED = np.array([int(f"{b:08b}"[::-1], 2) for b in range(256)], np.uint8)
 _ZEROS_CRC: dict[int, int] = {}
@@ -48,6 +53,43 @@ def _page_length(data: bytearray) -> int | None:
         return None
     length = _HEADER + segments + sum(data[_HEADER : _HEADER + segments])
     return length if len(data) >= length else None
+
+
+def last_page_span(tail: bytes) -> int | None:
+    """How many granule positions the last page of an Ogg file spans, from the file's last bytes.
+
+    That is the last page's granule position minus the one of the page of the same stream before it (pages on
+    which no packet ends, granule -1, are passed over). ``tail`` must end where the file ends and should hold
+    the last two pages (``2 * MAX_PAGE`` bytes always do). Pages are found backwards from the end, each ending
+    where the next one starts, and each checked by its CRC. None if ``tail`` does not hold two such pages.
+    """
+    pages: list[tuple[bytes, int]] = []  # (serial, granule), last page first
+    end = len(tail)
+    search = end
+    while len(pages) < 64:
+        start = tail.rfind(b"OggS", 0, search)
+        if start < 0:
+            return None
+        search = start
+        if tail[start + 4] != 0 or end - start < _HEADER:
+            continue
+        length = _page_length(bytearray(tail[start:end]))
+        if length != end - start:
+            continue  # not a page, or not the one that ends where the next starts
+        page = bytearray(tail[start:end])
+        crc = bytes(page[_CRC])
+        page[_CRC] = b"\0\0\0\0"
+        if struct.pack("<I", ogg_crc(page)) != crc:
+            continue
+        serial, granule = bytes(page[_SERIAL]), struct.unpack("<q", bytes(page[_GRANULE]))[0]
+        end = search = start
+        if not pages:
+            if granule < 0:
+                return None
+            pages.append((serial, granule))
+        elif serial == pages[0][0] and granule >= 0:
+            return pages[0][1] - granule
+    return None
 
 
 class OggSerialRewriter:
