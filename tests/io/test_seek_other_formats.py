@@ -200,3 +200,27 @@ def test_last_page_span_reads_granules_backwards_and_checks_crcs():
     damaged[-1] ^= 0xFF
     assert last_page_span(bytes(damaged)) is None
     assert last_page_span(b"\0" * 1000) is None and last_page_span(b"") is None
+
+
+@pytest.mark.parametrize("rate", [16000, 22050, 44100])
+@pytest.mark.parametrize("channels", [1, 2])
+def test_mp3_seeks_are_exact_or_within_a_float_rounding_step(rate, channels):
+    """mpg123 rounds its synthesis filter differently after a seek in mono MP3s and in MPEG-2/2.5 (rates below
+    32 kHz): the samples after a seek are in place (no shift; the pre-roll fills the bit reservoir) and differ from
+    a linear decode by at most two float32 rounding steps (measured: <= 2.4e-7 over 9 rates x 2 layouts, at most
+    1.8e-7 for samples in [-1, 1]). MPEG-1 stereo is bit-exact."""
+    x = np.random.default_rng(5).uniform(-0.9, 0.9, (channels, rate * 3)).astype(np.float32)
+    data = AudioFile.encode(x, rate, "mp3", channels, quality="V4")
+    with AudioFile(io.BytesIO(data)) as f:
+        linear = f.read(f.frames)
+        worst = 0.0
+        for target in np.random.default_rng(6).integers(0, f.frames - 1, 60):
+            f.seek(int(target))
+            want = linear[:, target : target + 1500]
+            got = f.read(1500)
+            assert got.shape == want.shape
+            worst = max(worst, float(np.max(np.abs(got - want))))
+    if channels == 2 and rate >= 32000:
+        assert worst == 0.0
+    else:
+        assert worst <= 2 * np.finfo(np.float32).eps * max(1.0, float(np.max(np.abs(linear))))

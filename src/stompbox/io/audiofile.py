@@ -221,7 +221,8 @@ class ReadableAudioFile(AudioFile):
     FFmpeg cases decode linearly instead: raw ADTS/AC3 streams (no index: backward seeks decode from the start)
     and AAC within 60 s of the start or ahead of the position (its decoder's noise substitution depends on
     everything decoded before; further away, a seek is exact in time and differs only in noise-substituted
-    bands).
+    bands). In mono MP3s and below 32 kHz (MPEG-2/2.5), mpg123 rounds differently after a seek: the samples
+    are in place and within two float32 rounding steps (2.4e-7) of a linear decode's.
     """
 
     def __init__(self, path_or_file: Any) -> None:
