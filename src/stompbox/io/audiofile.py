@@ -58,6 +58,7 @@ def _rate_value(rate: float) -> int | float:
 
 
 QUANTIZE_FRAMES = 1 << 16  # frames quantised at a time by NumPy (its float64 temporaries stay this small)
+PIPELINE_FRAMES = 1 << 17  # a 24-bit write of twice this quantises in steps on the helper thread as it writes
 
 
 def quantize_interleave(frames_last: np.ndarray, file_dtype: str) -> np.ndarray:
@@ -76,7 +77,8 @@ def _quantize_in_steps(frames_last: np.ndarray, file_dtype: str) -> np.ndarray:
     """:func:`~stompbox.io.backends.quantize` of a float ``(frames, channels)`` view of any layout with NumPy,
     :data:`QUANTIZE_FRAMES` at a time, into one interleaved integer array (the same integers as the kernel)."""
     out = np.empty(frames_last.shape, QUANTIZE[file_dtype][1])
-    by_rows = not frames_last.flags.c_contiguous and frames_last.T.flags.c_contiguous  # a (channels, frames) array
+    # a (channels, frames) array, or a slice of one: each channel's samples are contiguous
+    by_rows = frames_last.shape[1] > 1 and frames_last.strides[0] == frames_last.itemsize
     for start in range(0, frames_last.shape[0], QUANTIZE_FRAMES):
         step = frames_last[start : start + QUANTIZE_FRAMES]
         if by_rows:  # quantise along the rows, then interleave the (smaller) integers
@@ -559,8 +561,10 @@ class WriteableAudioFile(AudioFile):
         return self._frames
 
     # ------------------------------------------------------------------ writing
-    def _frames_last(self, samples: np.ndarray) -> np.ndarray:
-        """``samples`` as ``(frames, channels)`` for the encoder, after dtype and layout checks."""
+    def _frames_last(self, samples: np.ndarray) -> tuple[np.ndarray, str | None]:
+        """``samples`` as ``(frames, channels)`` for the encoder, after dtype and layout checks, and the integer
+        type they are still to be quantised to (float samples for an integer file; :meth:`_write_quantized`),
+        else None."""
         if not isinstance(samples, np.ndarray):
             samples = np.asarray(samples)
         dtype = samples.dtype
@@ -600,18 +604,46 @@ class WriteableAudioFile(AudioFile):
         integer_file = self._settings.pcm and file_dtype.startswith("int")
         if dtype.kind == "i":
             if integer_file and dtype in (np.int16, np.int32):
-                return np.ascontiguousarray(frames_last)  # exact: libsndfile converts int to int by shifting
+                return np.ascontiguousarray(frames_last), None  # exact: libsndfile converts int to int by shifting
             if integer_file:  # int8: into the top byte of an int16, then the same shift
-                return np.left_shift(frames_last, 8, dtype=np.int16, casting="unsafe", order="C")
-            return np.ascontiguousarray(frames_last, dtype=np.float32) * np.float32(1.0 / INT_SCALE[dtype])
+                return np.left_shift(frames_last, 8, dtype=np.int16, casting="unsafe", order="C"), None
+            return np.ascontiguousarray(frames_last, dtype=np.float32) * np.float32(1.0 / INT_SCALE[dtype]), None
         if integer_file:
-            if jit.loaded():  # one pass (Numba), when stompbox's effects have loaded it anyway
-                return quantize_interleave(frames_last, file_dtype)
-            return _quantize_in_steps(frames_last, file_dtype)
+            return frames_last, file_dtype
         data = np.ascontiguousarray(frames_last, dtype=np.float32)
         if self._settings.format not in ("wav", "aiff"):
             data = np.clip(data, -1.0, 1.0)  # lossy encoders clip
-        return data
+        return data, None
+
+    def _write_quantized(self, frames_last: np.ndarray, file_dtype: str) -> None:
+        """Quantise float ``(frames, channels)`` samples to ``file_dtype`` and write them.
+
+        A long 24-bit write goes in steps of :data:`PIPELINE_FRAMES`: the helper thread quantises the next step
+        while the encoder writes this one (NumPy and libsndfile release the GIL). A 60 s stereo 24-bit WAV went
+        from 55 to 43 ms. For 16 and 32 bits, whose quantising is a few memory-bound passes, the two threads only
+        compete for memory: 18 ms serial, 20 ms in steps; they stay serial."""
+        convert = quantize_interleave if jit.loaded() else _quantize_in_steps  # Numba's one pass once loaded
+        frames = frames_last.shape[0]
+        if frames < 2 * PIPELINE_FRAMES or file_dtype != "int24":
+            if frames:
+                self._encoder.write(convert(frames_last, file_dtype))
+                self._frames += frames
+            return
+        from .helper_thread import helper
+
+        pool = helper()
+        pending: Any = pool.submit(convert, frames_last[:PIPELINE_FRAMES], file_dtype)
+        try:
+            for start in range(PIPELINE_FRAMES, frames + PIPELINE_FRAMES, PIPELINE_FRAMES):
+                block = pending.result()
+                pending = None
+                if start < frames:
+                    pending = pool.submit(convert, frames_last[start : start + PIPELINE_FRAMES], file_dtype)
+                self._encoder.write(block)
+                self._frames += block.shape[0]
+        finally:
+            if pending is not None:  # the encoder failed: the helper may still be reading the caller's array
+                pending.cancel() or pending.exception()
 
     def write(self, samples: np.ndarray) -> None:
         """Append ``samples``: ``(channels, n)``, ``(n, channels)`` or 1-D; float32/64 or int8/16/32 (ints are
@@ -619,8 +651,10 @@ class WriteableAudioFile(AudioFile):
         with self._lock:
             if self._closed:
                 raise ClosedFileError()
-            data = self._frames_last(samples)
-            if data.shape[0]:
+            data, quantize_as = self._frames_last(samples)
+            if quantize_as is not None:
+                self._write_quantized(data, quantize_as)
+            elif data.shape[0]:
                 self._encoder.write(data)
                 self._frames += data.shape[0]
 

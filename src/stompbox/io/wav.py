@@ -26,6 +26,7 @@ import numpy as np
 
 from ..core import jit
 from .backends import PCM_READ_SCALE, Decoder, SoundfileDecoder
+from .helper_thread import helper
 
 # libsndfile subtype -> (WAVE format tag, bits per sample, NumPy dtype of a stored sample; None for 24-bit)
 _SUBTYPES = {
@@ -45,7 +46,6 @@ CACHE_BYTES = 1 << 19  # float32 bytes decoded ahead for sequential small reads
 USE_NUMBA: bool | None = None  # None: the Numba kernels once stompbox's effects have loaded Numba, else NumPy;
 # True/False force one conversion (for tests). Both give the same bits.
 PARALLEL_FRAMES = 1 << 17  # a NumPy-converted read of at least twice this decodes its halves on two threads
-_HELPER: Any = None  # (pid, executor): see _helper()
 _LOCAL = threading.local()  # per-thread work buffers of the NumPy conversions
 
 
@@ -78,18 +78,6 @@ def _int24(raw: np.ndarray) -> np.ndarray:
 
 def _use_kernels() -> bool:
     return USE_NUMBA if USE_NUMBA is not None else jit.loaded()
-
-
-def _helper() -> Any:
-    """One helper thread, shared by every reader (a second half waits for it if two reads run at once). A
-    forked child gets its own: the parent's thread does not exist there, and work given to it would wait
-    forever."""
-    global _HELPER
-    if _HELPER is None or _HELPER[0] != os.getpid():
-        from concurrent.futures import ThreadPoolExecutor
-
-        _HELPER = (os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="stompbox-wav"))
-    return _HELPER[1]
 
 
 def parse_riff(head: bytes, file_size: int) -> tuple[int, int, int, int, int] | None:
@@ -307,7 +295,7 @@ class PcmWavDecoder(Decoder):
         if n < 2 * PARALLEL_FRAMES or self._file is not None or self._kernels is not None or _use_kernels():
             return self._decode_range(out, frame, self._scratch)
         half = n // 2
-        second = _helper().submit(
+        second = helper().submit(
             self._decode_range, out[:, half:], frame + half, np.empty_like(self._scratch), alone=False
         )
         try:
