@@ -200,6 +200,7 @@ def test_last_page_span_reads_granules_backwards_and_checks_crcs():
     damaged[-1] ^= 0xFF
     assert last_page_span(bytes(damaged)) is None
     assert last_page_span(b"\0" * 1000) is None and last_page_span(b"") is None
+    assert last_page_span(b"xxOggS") is None and last_page_span(data[-27:] + b"OggS") is None
 
 
 @pytest.mark.parametrize("rate", [16000, 22050, 44100])
@@ -224,3 +225,21 @@ def test_mp3_seeks_are_exact_or_within_a_float_rounding_step(rate, channels):
         assert worst == 0.0
     else:
         assert worst <= 2 * np.finfo(np.float32).eps * max(1.0, float(np.max(np.abs(linear))))
+
+
+def test_last_page_span_of_damaged_tails_is_a_number_or_none():
+    """Any cut, flipped or spliced tail: no exception, and a span only where two checked pages end the bytes."""
+    from stompbox.io.ogg_pages import last_page_span
+
+    x = np.random.default_rng(8).uniform(-0.5, 0.5, (1, SR)).astype(np.float32)
+    data = AudioFile.encode(x, SR, "ogg", 1, quality=64)
+    rng = np.random.default_rng(9)
+    for _ in range(300):
+        tail = bytearray(data[-int(rng.integers(0, 9000)) :])
+        for _ in range(int(rng.integers(0, 4))):
+            if tail:
+                tail[int(rng.integers(0, len(tail)))] = int(rng.integers(0, 256))
+        if rng.random() < 0.3:
+            tail += b"OggS"[: int(rng.integers(1, 5))]
+        span = last_page_span(bytes(tail))
+        assert span is None or (isinstance(span, int) and span >= -(2**63))

@@ -413,7 +413,7 @@ class SoundfileDecoder(Decoder):
                     finally:
                         file.seek(here)
                 span = last_page_span(bytes(tail))
-            except (OSError, ValueError, AttributeError, TypeError):
+            except (OSError, ValueError, AttributeError, TypeError, IndexError):
                 span = None
             self._last_page_start = -1 if span is None else max(0, self.frames - span)
         return None if self._last_page_start < 0 else self._last_page_start

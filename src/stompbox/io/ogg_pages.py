@@ -71,7 +71,7 @@ def last_page_span(tail: bytes) -> int | None:
         if start < 0:
             return None
         search = start
-        if tail[start + 4] != 0 or end - start < _HEADER:
+        if end - start < _HEADER or tail[start + 4] != 0:
             continue
         length = _page_length(bytearray(tail[start:end]))
         if length != end - start:
