@@ -50,6 +50,51 @@ def test_a_symbolic_link_is_written_through(tmp_path):
         assert f.frames == 1000
 
 
+def test_a_replaced_file_is_freed_after_the_rename_and_a_reader_keeps_its_copy(tmp_path):
+    """The replaced file is held open over the rename and closed on the helper thread (its blocks are freed
+    there, not in the writer's close). A reader that had it open still reads the old samples."""
+    import gc
+
+    from stompbox.io.helper_thread import helper
+
+    path = tmp_path / "take.wav"
+    with AudioFile(path, "w", SR, 2) as out:
+        out.write(np.full((2, 5000), 0.5, np.float32))
+    reader = AudioFile(path)
+    before = set(os.listdir("/proc/self/fd"))
+    for value in (0.25, -0.25):
+        with AudioFile(path, "w", SR, 2) as out:
+            out.write(np.full((2, 3000), value, np.float32))
+    helper().submit(lambda: None).result()  # the helper has closed what it was given
+    gc.collect()
+    assert len(set(os.listdir("/proc/self/fd")) - before) == 0
+    np.testing.assert_allclose(reader.read(10), 0.5, atol=1e-4)
+    reader.close()
+    with AudioFile(path) as f:
+        assert f.frames == 3000 and abs(float(f.read(1)[0, 0]) + 0.25) < 1e-4
+
+
+def test_a_fifo_in_the_way_is_replaced_without_waiting_for_a_writer(tmp_path):
+    """The old file is opened without blocking (a FIFO would wait for a writer) and only kept if regular."""
+    import threading
+
+    fifo = tmp_path / "pipe.wav"
+    os.mkfifo(fifo)
+    done = []
+
+    def write():
+        with AudioFile(fifo, "w", SR) as out:
+            out.write(np.zeros(100, np.float32))
+        done.append(True)
+
+    worker = threading.Thread(target=write, daemon=True)
+    worker.start()
+    worker.join(20)
+    assert done == [True]
+    with AudioFile(fifo) as f:
+        assert f.frames == 100
+
+
 def test_a_directory_is_refused_before_anything_is_written(tmp_path):
     (tmp_path / "d.wav").mkdir()
     with pytest.raises(NotAnAudioFileError, match="directory"):

@@ -962,6 +962,10 @@ class AvEncoder(Encoder):
 def open_encoder(target: Any, settings: Any, samplerate: int, num_channels: int) -> Encoder:
     if settings.format == "m4a":
         return AvEncoder(target, settings, samplerate, num_channels)
+    from .wav_writer import WavEncoder
+
+    if WavEncoder.applies(target, settings):
+        return WavEncoder(target, settings.subtype, samplerate, num_channels)
     return SoundfileEncoder(target, settings, samplerate, num_channels)
 
 

@@ -1,0 +1,161 @@
+"""Uncompressed WAV files written with NumPy: the bytes libsndfile writes, about twice as fast.
+
+libsndfile converts every sample it writes through a small buffer (a byte-order pass even when nothing changes):
+writing a minute of stereo 16-bit audio took it 8 ms, against 4 ms for the bytes alone. :class:`WavEncoder`
+writes the integers stompbox has already quantised as they are (16-bit), or packs them in one NumPy pass
+(8, 24 and 32 bits, floats), to a path or an :class:`io.BytesIO` (from its position). The header is
+libsndfile's, byte for byte (tested against it for every layout), so a file does not depend on which writer
+made it:
+
+- ``RIFF``/``WAVE`` and a 16-byte ``fmt`` chunk (format 1, or 3 for floats) for one or two channels; for more, a
+  40-byte ``WAVE_FORMAT_EXTENSIBLE`` ``fmt`` chunk (the PCM or float sub-format GUID; channel mask quad, 5.1 or
+  7.1 for 4, 6 or 8 channels, else 0);
+- a ``fact`` chunk (the number of frames) for floats and extensible files;
+- for floats, a ``PAD`` chunk where libsndfile keeps room for its ``PEAK`` chunk (which stompbox turns off: it
+  holds the time of writing);
+- the ``data`` chunk, and a pad byte after odd-sized data.
+
+Sizes above 4 GiB are written as ``0xFFFFFFFF``, as libsndfile does (readers then take the data to the end of
+the file). Samples arrive as libsndfile's ``sf_writef_short``/``_int``/``_float`` take them: int16 or int32 with the
+value in the top bits (converted to the file's width by truncating shifts, as libsndfile does), or float32.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import sys
+from typing import Any
+
+import numpy as np
+
+from .backends import Encoder
+
+_SUBTYPES = {"PCM_U8": 8, "PCM_16": 16, "PCM_24": 24, "PCM_32": 32, "FLOAT": 32, "DOUBLE": 64}
+_GUID_TAIL = bytes.fromhex("000000001000800000aa00389b71")  # KSDATAFORMAT_SUBTYPE_* after the 2-byte tag
+_LIMIT = 0xFFFFFFFF
+_CHANNEL_MASKS = {4: 0x33, 6: 0x3F, 8: 0xFF}  # libsndfile's defaults (quad, 5.1, 7.1); 0 (unassigned) otherwise
+
+
+class WavEncoder(Encoder):
+    """A WAV writer for a path or an ``io.BytesIO`` (from its position on); see the module docstring.
+
+    Parameters
+    ----------
+    target : str or io.BytesIO
+        The file to write (a path is opened for update: the header is written last). A BytesIO gets the file
+        from its position on (libsndfile could not write after bytes already there).
+    subtype : str
+        libsndfile's name of the sample format: ``"PCM_U8"``, ``"PCM_16"``, ``"PCM_24"``, ``"PCM_32"``,
+        ``"FLOAT"`` or ``"DOUBLE"``.
+    samplerate : int
+        Frames per second (Hz).
+    num_channels : int
+        Channels per frame (1 or more).
+    """
+
+    @staticmethod
+    def applies(target: Any, settings: Any) -> bool:
+        """Whether this writer makes the file of ``settings`` at ``target`` (else libsndfile does)."""
+        if settings.format != "wav" or settings.subtype not in _SUBTYPES or sys.byteorder != "little":
+            return False
+        if isinstance(target, str):
+            return True
+        return type(target) is io.BytesIO
+
+    def __init__(self, target: Any, subtype: str, samplerate: int, num_channels: int) -> None:
+        self._owned = isinstance(target, str)
+        self._file: Any = open(target, "r+b", buffering=0) if self._owned else target  # noqa: SIM115 - close()
+        self._origin = self._file.tell()  # a BytesIO may hold other bytes before the file
+        self._subtype = subtype
+        self._bits = _SUBTYPES[subtype]
+        self._float = subtype in ("FLOAT", "DOUBLE")
+        self._channels = num_channels
+        self._rate = int(samplerate)
+        self._frames = 0
+        self._data_bytes = 0
+        self._closed = False
+        self._padded = False
+        try:
+            self._write_all(self._header())
+        except BaseException:
+            self._close_file()
+            raise
+
+    # ---------------------------------------------------------------- header
+    def _header(self) -> bytes:
+        channels, bits = self._channels, self._bits
+        block = channels * bits // 8
+        extensible = channels > 2
+        tag = 0xFFFE if extensible else (3 if self._float else 1)
+        fmt = struct.pack("<HHIIHH", tag, channels, self._rate, self._rate * block, block, bits)
+        if extensible:
+            sub_format = struct.pack("<H", 3 if self._float else 1) + _GUID_TAIL
+            fmt += struct.pack("<HHI", 22, bits, _CHANNEL_MASKS.get(channels, 0)) + sub_format
+        chunks = [b"fmt " + struct.pack("<I", len(fmt)) + fmt]
+        if self._float or extensible:
+            chunks.append(b"fact" + struct.pack("<II", 4, min(self._frames, _LIMIT)))
+        if self._float:
+            chunks.append(b"PAD " + struct.pack("<I", 8 + 8 * channels) + bytes(8 + 8 * channels))
+        body = b"WAVE" + b"".join(chunks) + b"data" + struct.pack("<I", min(self._data_bytes, _LIMIT))
+        riff = len(body) + self._data_bytes + self._padded
+        return b"RIFF" + struct.pack("<I", min(riff, _LIMIT)) + body
+
+    # ---------------------------------------------------------------- samples
+    def _encode(self, block: np.ndarray) -> np.ndarray:
+        """``block`` ``(frames, channels)`` as the file's little-endian samples, interleaved."""
+        if self._float:
+            return np.ascontiguousarray(block, "<f4" if self._bits == 32 else "<f8")
+        if block.dtype == np.int16 and self._bits == 16:
+            return np.ascontiguousarray(block)
+        top = block.astype(np.int32) << 16 if block.dtype == np.int16 else np.ascontiguousarray(block, np.int32)
+        if self._bits == 32:
+            return top
+        if self._bits == 16:
+            return (top >> 16).astype(np.int16)
+        octets = top.view(np.uint8).reshape(-1, 4)
+        if self._bits == 24:
+            return np.ascontiguousarray(octets[:, 1:])  # the top three bytes: the value shifted down by 8
+        return octets[:, 3] ^ np.uint8(0x80)  # unsigned 8-bit: the top byte, offset by 128
+
+    def write(self, block: np.ndarray) -> None:
+        if block.shape[0] == 0:
+            return
+        data = self._encode(block)
+        self._write_all(memoryview(data).cast("B"))
+        self._frames += block.shape[0]
+        self._data_bytes += data.nbytes
+
+    def _write_all(self, data: Any) -> None:
+        view = memoryview(data)
+        while view.nbytes:
+            written = self._file.write(view)
+            if not written:
+                raise OSError("Could not write audio data: the file accepted no more bytes.")
+            view = view[written:]
+
+    def _rewrite_header(self) -> None:
+        end = self._file.tell()
+        self._file.seek(self._origin)
+        self._write_all(self._header())
+        self._file.seek(end)
+
+    def flush(self) -> None:
+        """Bring the header's sizes up to date (the bytes so far are a complete file, bar the pad byte)."""
+        self._rewrite_header()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._data_bytes & 1:
+                self._write_all(b"\0")
+                self._padded = True
+            self._rewrite_header()
+        finally:
+            self._close_file()
+
+    def _close_file(self) -> None:
+        if self._owned:
+            self._file.close()
