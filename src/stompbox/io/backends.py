@@ -751,7 +751,10 @@ def quantize(data: np.ndarray, file_dtype: str) -> np.ndarray:
         back *= scale
         miss = back != data
         if miss.any():
-            other = np.where(back < data, ints + 1, ints - 1)
+            below = back < data
+            other = ints - 1  # k + 1 where the sample is above float32(k) * scale, else k - 1 (as bool adds)
+            other += below
+            other += below
             np.clip(other, -full - 1, full, out=other)
             back = other.astype(np.float32)
             back *= scale
