@@ -84,3 +84,51 @@ def test_small_reads_from_the_read_ahead_block_equal_a_linear_decode(tmp_path, e
             else:
                 np.testing.assert_array_equal(f.read(count), expected[:, start : start + count])
             assert f.tell() == min(100000, start + count)
+
+
+def test_chunked_reads_come_from_blocks_decoded_by_two_threads(flac, monkeypatch):
+    """Sequential reads from a FLAC/Vorbis/Opus path are served from a block decoded ahead by two threads
+    (PARALLEL_FRAMES, here 4096 so that every block is split): any mix of reads, raw reads, seeks far and seeks
+    just ahead of the position (which a compressed format decodes on to) gives a linear decode's samples."""
+    expected = linear(flac, monkeypatch)
+    with AudioFile(flac) as f:
+        f.seek(0)
+        raw_expected = f.read_raw(f.frames)
+    monkeypatch.setattr(backends, "PARALLEL_FRAMES", 4096)
+    total = expected.shape[1]
+    rng = np.random.default_rng(5)
+    with AudioFile(flac) as f:
+        assert f._decoder._ahead == 4096 and f._decoder._cacheable
+        for _ in range(600):
+            roll = rng.random()
+            if roll < 0.1:
+                f.seek(int(rng.integers(0, total)))
+            elif roll < 0.25:
+                f.seek(min(total, f.tell() + int(rng.integers(0, 9000))))  # close ahead: inside or past the block
+            start = f.tell()
+            count = int(rng.choice([rng.integers(1, 100), rng.integers(1, 3000), 5000]))
+            if rng.random() < 0.1:
+                np.testing.assert_array_equal(f.read_raw(count), raw_expected[:, start : start + count])
+            else:
+                np.testing.assert_array_equal(f.read(count), expected[:, start : start + count])
+            assert f.tell() == min(total, start + count)
+
+
+def test_the_read_ahead_block_stays_small(tmp_path):
+    """Two-thread read-ahead only from a path, and only while its block is at most AHEAD_BYTES (4 channels);
+    more channels, or a file-like, keep the 32768-frame block of one thread."""
+    import io
+
+    for channels, expected in (
+        (2, backends.PARALLEL_FRAMES),
+        (4, backends.PARALLEL_FRAMES),
+        (6, backends.CACHE_FRAMES),
+    ):
+        path = tmp_path / f"{channels}.flac"
+        with AudioFile(str(path), "w", SR, channels) as out:
+            out.write(np.zeros((channels, 100), np.float32))
+        with AudioFile(str(path)) as f:
+            assert f._decoder._ahead == expected
+            assert expected * channels * 4 <= backends.AHEAD_BYTES
+        with AudioFile(io.BytesIO(path.read_bytes())) as f:
+            assert f._decoder._ahead == backends.CACHE_FRAMES

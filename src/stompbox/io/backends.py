@@ -46,6 +46,7 @@ READ_SCALE = {
 SEEK_PREROLL = 8192
 READ_STEP = 16384  # frames libsndfile decodes per step of a large read
 CACHE_FRAMES = 32768  # frames decoded ahead for small sequential reads (FLAC, AIFF, CAF...)
+AHEAD_BYTES = 8 << 20  # the most a two-thread read-ahead block may take (PARALLEL_FRAMES of 4 channels)
 PARALLEL_FRAMES = 1 << 19  # a FLAC/Vorbis/Opus read (from a path) at least this long is decoded by two threads
 #: FFmpeg codecs whose seeks decode linearly (on from here, or from the start) when the target is at most this
 #: many seconds ahead or from the start: their decoders carry state from the start of the stream.
@@ -124,15 +125,21 @@ class SoundfileDecoder(Decoder):
         if self.format_name == "MP3":
             self.exact = self._mp3_tagged(source)
         self._compressed = self.format_name in ("MP3", "OGG") or self.subtype in ("VORBIS", "OPUS", "MPEG_LAYER_III")
-        # Small sequential reads are served from a block decoded ahead (exactly seekable formats only: the
-        # handle goes back with a seek when a read leaves the block).
+        # Long reads from a path decode in two threads where the decoder is the bottleneck (MP3 is fast enough).
+        self._parallel = self.format_name == "FLAC" or self.subtype in ("VORBIS", "OPUS")
+        # Small sequential reads are served from a block decoded ahead: CACHE_FRAMES of an uncompressed format,
+        # or PARALLEL_FRAMES of a two-thread format read from a path (decoded by two threads, so that chunked
+        # reads go as fast as whole ones), when that block is no more than AHEAD_BYTES. The handle goes back
+        # with a seek when a read leaves the block.
         self._cacheable = not self._compressed
+        self._ahead = CACHE_FRAMES
+        if self._parallel and self._path is not None and self.exact:
+            if PARALLEL_FRAMES * self.num_channels * 4 <= AHEAD_BYTES:
+                self._cacheable, self._ahead = True, PARALLEL_FRAMES
         self._cache: np.ndarray | None = None
         self._cache_start = 0
         self._cache_eof = False
         self._last_end = 0
-        # Long reads from a path decode in two threads where the decoder is the bottleneck (MP3 is fast enough).
-        self._parallel = self.format_name == "FLAC" or self.subtype in ("VORBIS", "OPUS")
         self._last_page_start: int | None = None  # Vorbis: where the last page starts (-1: unknown), on demand
         if self.num_channels < 1 or self.samplerate <= 0:
             self._file.close()
@@ -229,10 +236,10 @@ class SoundfileDecoder(Decoder):
                 self._cache = None  # consumed: the handle is where the cache ends, which is here
                 return np.concatenate([out, self.read(n - take)], axis=1)
             self._sync()
-        if n < CACHE_FRAMES and self._cacheable and self.position == self._last_end:
+        if n < max(CACHE_FRAMES, self._ahead // 4) and self._cacheable and self.position == self._last_end:
             start = self.position  # small sequential reads: decode ahead, serve slices
-            block = self._decode(CACHE_FRAMES)
-            self._cache, self._cache_start, self._cache_eof = block, start, block.shape[1] < CACHE_FRAMES
+            block = self._decode(self._ahead)
+            self._cache, self._cache_start, self._cache_eof = block, start, block.shape[1] < self._ahead
             self.position = start
             out = self.read(n)
         else:
@@ -240,11 +247,18 @@ class SoundfileDecoder(Decoder):
         self._last_end = self.position
         return out
 
-    def _sync(self) -> None:
-        """Drop the read-ahead cache and put the libsndfile handle back at ``position``."""
+    def _drop_cache(self) -> None:
+        """Forget the read-ahead block: ``position`` becomes where the libsndfile handle is (the block's end)."""
         if self._cache is not None:
+            self.position = self._cache_start + self._cache.shape[1]
             self._cache = None
-            self._file.seek(self.position)
+
+    def _sync(self) -> None:
+        """Drop the read-ahead block and put the libsndfile handle back at ``position``."""
+        if self._cache is not None:
+            target = self.position
+            self._drop_cache()
+            self.seek(target)
 
     def _decode(self, n: int) -> np.ndarray:
         # Integer PCM as pedalboard scales it: float32(k) * float32(1 / (2**(bits-1) - 1)). libsndfile gives
@@ -351,7 +365,7 @@ class SoundfileDecoder(Decoder):
         return np.ascontiguousarray(self._read(n, "float32").T)
 
     def seek(self, frame: int) -> None:
-        self._cache = None
+        self._drop_cache()
         try:
             if not self._compressed:
                 self._file.seek(frame)
