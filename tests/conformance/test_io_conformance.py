@@ -185,3 +185,23 @@ def test_bit_depths_and_reported_dtypes_are_pedalboards(pb, ext):
             assert theirs == "ValueError" and ours == "float32"
         else:
             assert theirs == ours, (ext, depth)
+
+
+def test_encode_takes_num_threads_as_pedalboard_does():
+    """``AudioFile.encode(..., num_threads=N)`` (pedalboard 0.9.26): the same values accepted and refused, with
+    the same exception types. stompbox encodes on one thread whatever N is (its docstring says why), so its
+    bytes are its serial encode's; both decode to the same audio within MP3's error."""
+    import pedalboard
+
+    x = music(1.0)
+    for value in (1, 2, 8, True):
+        ours = AudioFile.encode(x, SR, "mp3", 2, num_threads=value)
+        assert ours == AudioFile.encode(x, SR, "mp3", 2)
+        pedalboard.io.AudioFile.encode(x, SR, "mp3", 2, num_threads=value)
+    for value, error in ((0, ValueError), (-1, ValueError), (1.5, TypeError), ("a", TypeError), (None, TypeError)):
+        with pytest.raises(error):
+            pedalboard.io.AudioFile.encode(x, SR, "mp3", 2, num_threads=value)
+        with pytest.raises(error):
+            AudioFile.encode(x, SR, "mp3", 2, num_threads=value)
+    for fmt in ("wav", "flac"):
+        assert AudioFile.encode(x, SR, fmt, 2, num_threads=4) == AudioFile.encode(x, SR, fmt, 2)

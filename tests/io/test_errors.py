@@ -260,3 +260,13 @@ def test_codec_options():
         AudioFile(io.BytesIO(), "w", SR, 1, format="mp3", codec_options={flag: False})
     with pytest.raises(TypeError, match="Unknown codec option"):
         AudioFile(io.BytesIO(), "w", SR, 1, format="mp3", codec_options={"Mp3Fancy": True})
+
+
+def test_encode_num_threads_is_validated_and_changes_nothing():
+    """pedalboard 0.9.26's ``num_threads``: a positive integer (ValueError for 0 or less, TypeError for
+    anything else); stompbox's encode is its serial encode for every value."""
+    serial = AudioFile.encode(stereo(), SR, "mp3", 2)
+    assert AudioFile.encode(stereo(), SR, "mp3", 2, num_threads=4) == serial
+    for value, error in ((0, ValueError), (-3, ValueError), (2.0, TypeError), ("2", TypeError), (None, TypeError)):
+        with pytest.raises(error, match="num_threads"):
+            AudioFile.encode(stereo(), SR, "mp3", 2, num_threads=value)

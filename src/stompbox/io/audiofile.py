@@ -223,9 +223,22 @@ class AudioFile(metaclass=_AudioFileMeta):
         bit_depth: int | str = 16,
         quality: Any = None,
         codec_options: dict[Any, Any] | None = None,
+        num_threads: int = 1,
     ) -> bytes:
-        """Encode ``samples`` to the bytes of a file of ``format`` (e.g. ``"mp3"`` or ``".flac"``)."""
+        """Encode ``samples`` to the bytes of a file of ``format`` (e.g. ``"mp3"`` or ``".flac"``): the bytes
+        writing them to an ``io.BytesIO`` gives.
+
+        ``num_threads`` (a positive integer) is accepted as pedalboard 0.9.26 accepts it, and validated the same
+        way, but every format is encoded on one thread: pedalboard splices separately encoded MP3 chunks (bytes
+        that differ from a serial encode), which needs control of LAME's bit reservoir that libsndfile does not
+        give. The result is the serial encode, which decodes as pedalboard's threaded one does.
+        """
         import io
+
+        if isinstance(num_threads, float) or not isinstance(num_threads, numbers.Integral):
+            raise TypeError(f"num_threads must be an integer (got {num_threads!r}).")
+        if num_threads < 1:
+            raise ValueError("num_threads must be a positive integer.")
 
         buffer = io.BytesIO()
         with WriteableAudioFile(buffer, samplerate, num_channels, bit_depth, quality, format, codec_options) as out:
