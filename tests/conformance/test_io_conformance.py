@@ -205,3 +205,50 @@ def test_encode_takes_num_threads_as_pedalboard_does():
             AudioFile.encode(x, SR, "mp3", 2, num_threads=value)
     for fmt in ("wav", "flac"):
         assert AudioFile.encode(x, SR, fmt, 2, num_threads=4) == AudioFile.encode(x, SR, fmt, 2)
+
+
+def test_the_file_by_pedalboards_keyword_names(tmp_path):
+    """pedalboard's bindings name the file ``filename`` (a path) or ``file_like``; code that passes them by
+    keyword opens the same files in stompbox, for AudioFile, ReadableAudioFile and WriteableAudioFile."""
+    import pedalboard
+
+    from stompbox import io as sio
+
+    x = music(0.5)
+    for lib, name in ((pedalboard.io, "pb"), (sio, "sb")):
+        with lib.AudioFile(filename=str(tmp_path / f"{name}.wav"), mode="w", samplerate=SR, num_channels=2) as out:
+            out.write(x)
+        with lib.WriteableAudioFile(filename=str(tmp_path / f"{name}2.wav"), samplerate=SR, num_channels=2) as out:
+            out.write(x)
+        buffer = io.BytesIO()
+        with lib.WriteableAudioFile(file_like=buffer, samplerate=SR, num_channels=2, format="wav") as out:
+            out.write(x)
+        for opened in (
+            lib.AudioFile(filename=str(tmp_path / f"{name}.wav")),
+            lib.ReadableAudioFile(filename=str(tmp_path / f"{name}2.wav")),
+            lib.AudioFile(file_like=io.BytesIO(buffer.getvalue())),
+            lib.ReadableAudioFile(file_like=io.BytesIO(buffer.getvalue())),
+        ):
+            with opened as f:
+                assert f.read(f.frames).shape == x.shape
+    with pytest.raises(TypeError, match="one file"):
+        sio.AudioFile(str(tmp_path / "sb.wav"), filename=str(tmp_path / "sb.wav"))
+
+
+def test_wrapping_readers_are_audio_files_as_in_pedalboard():
+    """pedalboard's ResampledReadableAudioFile subclasses AudioFile (not ReadableAudioFile), so code checks
+    isinstance(f, AudioFile) for any open file, and its encode() is AudioFile.encode."""
+    import pedalboard
+
+    from stompbox import io as sio
+
+    data = AudioFile.encode(music(0.2), SR, "wav", 2)
+    for lib in (pedalboard.io, sio):
+        f = lib.AudioFile(io.BytesIO(data))
+        resampled = f.resampled_to(22050)
+        assert isinstance(resampled, lib.AudioFile) and not isinstance(resampled, lib.ReadableAudioFile)
+        assert issubclass(lib.ResampledReadableAudioFile, lib.AudioFile)
+        assert not isinstance(resampled, lib.WriteableAudioFile) and not isinstance(3, lib.AudioFile)
+        assert resampled.encode(music(0.1), SR, "wav", 2) == lib.AudioFile.encode(music(0.1), SR, "wav", 2)
+    mono = sio.AudioFile(io.BytesIO(data)).mono()
+    assert isinstance(mono, sio.AudioFile)

@@ -162,12 +162,36 @@ def _temporary_beside(path: str) -> tuple[str, str]:
 
 
 class _AudioFileMeta(type):
-    """``AudioFile(...)`` is a factory returning a reader or a writer (both subclasses of AudioFile)."""
+    """``AudioFile(...)`` is a factory returning a reader or a writer (both subclasses of AudioFile).
+
+    The file may also be given by pedalboard's keyword names, ``filename=`` (a path) or ``file_like=`` (a file
+    object), to any of the three classes.
+    """
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        named = [key for key in ("filename", "file_like", "path_or_file") if key in kwargs]
+        if named:
+            if args or len(named) > 1:
+                given = ", ".join(["a positional file"] * bool(args) + [f"{key}=" for key in named])
+                raise TypeError(f"{cls.__name__}() takes one file (a path or a file-like object); got {given}.")
+            args = (kwargs.pop(named[0]),)
         if cls is AudioFile:
             return AudioFile._open(*args, **kwargs)
         return super().__call__(*args, **kwargs)
+
+    # The wrapping readers (resampled_to(), mono(), ...) are AudioFiles too, as in pedalboard, where code tests
+    # isinstance(f, AudioFile) for any open file. They live in channels.py, which this module imports.
+    def __instancecheck__(cls, instance: Any) -> bool:
+        from .channels import WrappedReader
+
+        return super().__instancecheck__(instance) or (cls is AudioFile and isinstance(instance, WrappedReader))
+
+    def __subclasscheck__(cls, subclass: type) -> bool:
+        from .channels import WrappedReader
+
+        if super().__subclasscheck__(subclass):
+            return True
+        return cls is AudioFile and isinstance(subclass, type) and issubclass(subclass, WrappedReader)
 
 
 class AudioFile(metaclass=_AudioFileMeta):

@@ -67,6 +67,13 @@ class WrappedReader:
 
     _CLASS_NAME = "WrappedReader"
 
+    @staticmethod
+    def encode(*args: Any, **kwargs: Any) -> bytes:
+        """:meth:`stompbox.io.AudioFile.encode` (pedalboard's wrapping readers inherit it)."""
+        from .audiofile import AudioFile
+
+        return AudioFile.encode(*args, **kwargs)
+
     def __init__(self, audio_file: Any) -> None:
         for attribute in ("read", "seek", "tell", "samplerate", "num_channels", "frames"):
             if not hasattr(audio_file, attribute):
