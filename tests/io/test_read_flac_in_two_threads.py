@@ -93,18 +93,20 @@ def test_small_reads_from_the_read_ahead_block_equal_a_linear_decode(tmp_path, e
 
 
 def test_chunked_reads_come_from_blocks_decoded_by_two_threads(flac, monkeypatch):
-    """Sequential reads from a FLAC/Vorbis/Opus path are served from a block decoded ahead by two threads
-    (PARALLEL_FRAMES, here 4096 so that every block is split): any mix of reads, raw reads, seeks far and seeks
-    just ahead of the position (which a compressed format decodes on to) gives a linear decode's samples."""
+    """Sequential reads from a FLAC/Vorbis/Opus path, once a stream (STREAMING_FRAMES in sequence, here 3000), are
+    served from blocks decoded ahead by two threads (PARALLEL_FRAMES, here 4096 so that every block is split):
+    any mix of reads, raw reads, seeks far and seeks just ahead of the position (which a compressed format
+    decodes on to) gives a linear decode's samples."""
     expected = linear(flac, monkeypatch)
     with AudioFile(flac) as f:
         f.seek(0)
         raw_expected = f.read_raw(f.frames)
     monkeypatch.setattr(backends, "PARALLEL_FRAMES", 4096)
+    monkeypatch.setattr(backends, "STREAMING_FRAMES", 3000)
     total = expected.shape[1]
     rng = np.random.default_rng(5)
     with AudioFile(flac) as f:
-        assert f._decoder._ahead == 4096 and f._decoder._cacheable
+        assert f._decoder._streams
         for _ in range(600):
             roll = rng.random()
             if roll < 0.1:
@@ -120,16 +122,39 @@ def test_the_read_ahead_block_stays_small(tmp_path):
     more channels, or a file-like, keep the 32768-frame block of one thread."""
     import io
 
-    for channels, expected in (
-        (2, backends.PARALLEL_FRAMES),
-        (4, backends.PARALLEL_FRAMES),
-        (6, backends.CACHE_FRAMES),
-    ):
+    for channels, streams in ((2, True), (4, True), (6, False)):
         path = tmp_path / f"{channels}.flac"
         with AudioFile(str(path), "w", SR, channels) as out:
             out.write(np.zeros((channels, 100), np.float32))
         with AudioFile(str(path)) as f:
-            assert f._decoder._ahead == expected
-            assert expected * channels * 4 <= backends.AHEAD_BYTES
+            assert f._decoder._streams == streams
+            assert backends.PARALLEL_FRAMES * channels * 4 <= backends.AHEAD_BYTES or not streams
         with AudioFile(io.BytesIO(path.read_bytes())) as f:
-            assert f._decoder._ahead == backends.CACHE_FRAMES
+            assert not f._decoder._streams
+
+
+def test_a_crop_decodes_no_big_block(tmp_path, monkeypatch):
+    """A seek and a few reads (a training crop) decode about what they read; only a stream (STREAMING_FRAMES
+    read in sequence since the seek) gets two-thread blocks of PARALLEL_FRAMES."""
+    x = np.random.default_rng(6).uniform(-0.5, 0.5, (2, 30 * SR)).astype(np.float32)
+    path = tmp_path / "long.flac"
+    with AudioFile(str(path), "w", SR, 2) as out:
+        out.write(x)
+    calls = []
+    split = backends.SoundfileDecoder._read_in_two_threads
+
+    def counting(self, *args):
+        calls.append(self.position)
+        return split(self, *args)
+
+    monkeypatch.setattr(backends.SoundfileDecoder, "_read_in_two_threads", counting)
+    with AudioFile(str(path)) as f:
+        for start in (SR, 10 * SR, 20 * SR):
+            f.seek(start)
+            for _ in range(16):
+                f.read(4096)
+        assert calls == []
+        f.seek(0)
+        while f.tell() < backends.STREAMING_FRAMES + 8192:
+            f.read(4096)
+        assert len(calls) == 1

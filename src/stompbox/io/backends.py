@@ -47,6 +47,7 @@ SEEK_PREROLL = 8192
 READ_STEP = 16384  # frames libsndfile decodes per step of a large read
 CACHE_FRAMES = 32768  # frames decoded ahead for small sequential reads (FLAC, AIFF, CAF...)
 AHEAD_BYTES = 8 << 20  # the most a two-thread read-ahead block may take (PARALLEL_FRAMES of 4 channels)
+STREAMING_FRAMES = 1 << 17  # frames read in sequence after which two-thread formats decode big blocks ahead
 PARALLEL_FRAMES = 1 << 19  # a FLAC/Vorbis/Opus read (from a path) at least this long is decoded by two threads
 #: FFmpeg codecs whose seeks decode linearly (on from here, or from the start) when the target is at most this
 #: many seconds ahead or from the start: their decoders carry state from the start of the stream.
@@ -127,15 +128,19 @@ class SoundfileDecoder(Decoder):
         self._compressed = self.format_name in ("MP3", "OGG") or self.subtype in ("VORBIS", "OPUS", "MPEG_LAYER_III")
         # Long reads from a path decode in two threads where the decoder is the bottleneck (MP3 is fast enough).
         self._parallel = self.format_name == "FLAC" or self.subtype in ("VORBIS", "OPUS")
-        # Small sequential reads are served from a block decoded ahead: CACHE_FRAMES of an uncompressed format,
-        # or PARALLEL_FRAMES of a two-thread format read from a path (decoded by two threads, so that chunked
-        # reads go as fast as whole ones), when that block is no more than AHEAD_BYTES. The handle goes back
-        # with a seek when a read leaves the block.
+        # Small sequential reads are served from a block decoded ahead: CACHE_FRAMES of an uncompressed format.
+        # A two-thread format read from a path, once STREAMING_FRAMES have been read in sequence since the last
+        # seek (a stream, not a crop), gets blocks of PARALLEL_FRAMES decoded by two threads instead, so that a
+        # chunked read goes as fast as a whole one, if such a block is no more than AHEAD_BYTES. The handle goes
+        # back with a seek when a read leaves the block.
         self._cacheable = not self._compressed
-        self._ahead = CACHE_FRAMES
-        if self._parallel and self._path is not None and self.exact:
-            if PARALLEL_FRAMES * self.num_channels * 4 <= AHEAD_BYTES:
-                self._cacheable, self._ahead = True, PARALLEL_FRAMES
+        self._streams = (
+            self._parallel
+            and self._path is not None
+            and self.exact
+            and PARALLEL_FRAMES * self.num_channels * 4 <= AHEAD_BYTES
+        )
+        self._in_sequence = 0  # frames read in sequence since the last seek
         self._cache: np.ndarray | None = None
         self._cache_start = 0
         self._cache_eof = False
@@ -224,6 +229,13 @@ class SoundfileDecoder(Decoder):
         return float("inf")
 
     def read(self, n: int) -> np.ndarray:
+        sequential = self.position == self._last_end
+        out = self._serve(n)
+        self._in_sequence = self._in_sequence + out.shape[1] if sequential else out.shape[1]
+        self._last_end = self.position
+        return out
+
+    def _serve(self, n: int) -> np.ndarray:
         cache = self._cache
         if cache is not None:
             offset = self.position - self._cache_start
@@ -234,18 +246,18 @@ class SoundfileDecoder(Decoder):
                 if take == n or self._cache_eof:
                     return out
                 self._cache = None  # consumed: the handle is where the cache ends, which is here
-                return np.concatenate([out, self.read(n - take)], axis=1)
+                return np.concatenate([out, self._serve(n - take)], axis=1)
             self._sync()
-        if n < max(CACHE_FRAMES, self._ahead // 4) and self._cacheable and self.position == self._last_end:
+        sequential = self.position == self._last_end
+        streaming = self._streams and sequential and self._in_sequence >= STREAMING_FRAMES
+        ahead = PARALLEL_FRAMES if streaming else CACHE_FRAMES
+        if n < max(CACHE_FRAMES, ahead // 4) and (self._cacheable or streaming) and sequential:
             start = self.position  # small sequential reads: decode ahead, serve slices
-            block = self._decode(self._ahead)
-            self._cache, self._cache_start, self._cache_eof = block, start, block.shape[1] < self._ahead
+            block = self._decode(ahead)
+            self._cache, self._cache_start, self._cache_eof = block, start, block.shape[1] < ahead
             self.position = start
-            out = self.read(n)
-        else:
-            out = self._decode(n)
-        self._last_end = self.position
-        return out
+            return self._serve(n)
+        return self._decode(n)
 
     def _drop_cache(self) -> None:
         """Forget the read-ahead block: ``position`` becomes where the libsndfile handle is (the block's end)."""
@@ -366,6 +378,7 @@ class SoundfileDecoder(Decoder):
 
     def seek(self, frame: int) -> None:
         self._drop_cache()
+        self._in_sequence = 0
         try:
             if not self._compressed:
                 self._file.seek(frame)
