@@ -6,7 +6,8 @@ Usage:
 
 Throughput: the test files (stereo 44.1 kHz, the synthesised example music looped to --seconds) are written
 once as WAV16, FLAC, MP3 and OGG; then, for each library, best of --repeat: decode whole, decode in 4096-frame
-chunks, encode the same array, 200 random seeks each followed by a 1024-frame read, and a full read through
+chunks, encode the same array, 200 random seeks each followed by a 1024-frame read, 200 crops (a seek and
+four 4096-frame reads, as a training loader takes random excerpts), and a full read through
 ``resampled_to(48000)`` (soundfile's column is ``soundfile`` decode + one-shot ``soxr.resample``). Figures are
 multiples of real time (higher is faster); ``sb/pb`` is stompbox over pedalboard (>= 1.0: stompbox faster).
 
@@ -113,20 +114,23 @@ def job_encode(library: str, ext: str, audio: np.ndarray, folder: str) -> Callab
     return run
 
 
-def job_seek(library: str, path: str, frames: int) -> Callable[[], object]:
-    positions = np.random.default_rng(1).integers(0, frames - 1024, 200)
+def job_seek(library: str, path: str, frames: int, reads: int = 1, size: int = 1024) -> Callable[[], object]:
+    """200 random seeks, each followed by ``reads`` reads of ``size`` frames (4 x 4096: a training crop)."""
+    positions = np.random.default_rng(1).integers(0, frames - reads * size, 200)
 
     def run() -> None:
         if library == "soundfile":
             with sf.SoundFile(path) as f:
                 for p in positions:
                     f.seek(int(p))
-                    f.read(1024, dtype="float32")
+                    for _ in range(reads):
+                        f.read(size, dtype="float32")
             return
         with _audiofile(library)(path) as f:
             for p in positions:
                 f.seek(int(p))
-                f.read(1024)
+                for _ in range(reads):
+                    f.read(size)
 
     return run
 
@@ -171,6 +175,8 @@ def throughput(seconds: float, repeat: int) -> None:
             rows.append((f"encode {ext}", lambda lib, e=ext: job_encode(lib, e, audio, folder)))
         for ext, path in paths.items():
             rows.append((f"200 seeks {ext}", lambda lib, p=path: job_seek(lib, p, audio.shape[1])))
+        for ext, path in paths.items():
+            rows.append((f"200 crops {ext}", lambda lib, p=path: job_seek(lib, p, audio.shape[1], 4, 4096)))
         for ext in ("wav", "flac"):
             rows.append((f"resampled_to 48k {ext}", lambda lib, p=paths[ext]: job_resample(lib, p)))
         for label, make in rows:

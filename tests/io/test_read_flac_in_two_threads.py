@@ -155,6 +155,45 @@ def test_a_crop_decodes_no_big_block(tmp_path, monkeypatch):
                 f.read(4096)
         assert calls == []
         f.seek(0)
-        while f.tell() < backends.STREAMING_FRAMES + 8192:
+        while f.tell() < backends.STREAMING_FRAMES + backends.CACHE_FRAMES + 8192:  # the block being read ends
             f.read(4096)
         assert len(calls) == 1
+
+
+@pytest.mark.parametrize("ext", ["wav", "flac"])
+def test_a_crop_decodes_about_what_it_reads(tmp_path, monkeypatch, ext):
+    """Blocks decoded ahead start at four reads' worth after a seek and double (read_ahead): a seek and four
+    4096-frame reads decode at most twice what they read (a whole 32768- or 65536-frame block was 2.7-5x)."""
+    from stompbox.io import wav
+
+    x = np.random.default_rng(7).uniform(-0.5, 0.5, (2, 20 * SR)).astype(np.float32)
+    path = tmp_path / f"crop.{ext}"
+    with AudioFile(str(path), "w", SR, 2) as out:
+        out.write(x)
+    decoded = []
+    if ext == "wav":
+        original = wav.PcmWavDecoder._decode_into
+
+        def counting(self, out, frame):
+            decoded.append(out.shape[1])
+            return original(self, out, frame)
+
+        monkeypatch.setattr(wav.PcmWavDecoder, "_decode_into", counting)
+    else:
+        original = backends.SoundfileDecoder._decode
+
+        def counting(self, n):
+            decoded.append(min(n, self.frames - self.position))
+            return original(self, n)
+
+        monkeypatch.setattr(backends.SoundfileDecoder, "_decode", counting)
+    with AudioFile(str(path)) as f:
+        linear = f.read(f.frames)
+    assert backends.read_ahead(0, 4096, 1 << 20) == 16384 and backends.read_ahead(16384, 4096, 20000) == 20000
+    with AudioFile(str(path)) as f:
+        for start in (SR, 7 * SR, 15 * SR):
+            f.seek(start)
+            decoded.clear()
+            got = np.concatenate([f.read(4096) for _ in range(4)], axis=1)
+            np.testing.assert_array_equal(got, linear[:, start : start + 4 * 4096])
+            assert 4 * 4096 <= sum(decoded) <= 2 * 4 * 4096

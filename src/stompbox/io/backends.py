@@ -84,6 +84,13 @@ class Decoder:
         raise NotImplementedError
 
 
+def read_ahead(previous: int, n: int, limit: int) -> int:
+    """How many frames to decode ahead for sequential reads of ``n`` frames: four reads' worth (at least 8192)
+    after a seek, then twice the last block, up to ``limit``. A seek followed by a few reads (a training crop)
+    decodes about what it reads; a longer run of reads soon gets whole blocks."""
+    return min(limit, 2 * previous if previous else max(4 * n, 8192))
+
+
 def _has_lame_tag(head: bytes) -> bool:
     """Whether an MP3's first frame carries a Xing/Info (LAME) tag, which makes its length exact."""
     start = 0
@@ -141,6 +148,7 @@ class SoundfileDecoder(Decoder):
             and PARALLEL_FRAMES * self.num_channels * 4 <= AHEAD_BYTES
         )
         self._in_sequence = 0  # frames read in sequence since the last seek
+        self._ahead = 0  # the last block decoded ahead (0 after a seek: see read_ahead)
         self._cache: np.ndarray | None = None
         self._cache_start = 0
         self._cache_eof = False
@@ -250,9 +258,10 @@ class SoundfileDecoder(Decoder):
             self._sync()
         sequential = self.position == self._last_end
         streaming = self._streams and sequential and self._in_sequence >= STREAMING_FRAMES
-        ahead = PARALLEL_FRAMES if streaming else CACHE_FRAMES
-        if n < max(CACHE_FRAMES, ahead // 4) and (self._cacheable or streaming) and sequential:
+        limit = PARALLEL_FRAMES if streaming else CACHE_FRAMES
+        if n < max(CACHE_FRAMES, limit // 4) and (self._cacheable or streaming) and sequential:
             start = self.position  # small sequential reads: decode ahead, serve slices
+            ahead = self._ahead = PARALLEL_FRAMES if streaming else read_ahead(self._ahead, n, CACHE_FRAMES)
             block = self._decode(ahead)
             self._cache, self._cache_start, self._cache_eof = block, start, block.shape[1] < ahead
             self.position = start
@@ -378,7 +387,7 @@ class SoundfileDecoder(Decoder):
 
     def seek(self, frame: int) -> None:
         self._drop_cache()
-        self._in_sequence = 0
+        self._in_sequence = self._ahead = 0
         try:
             if not self._compressed:
                 self._file.seek(frame)

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..core import jit
-from .backends import PCM_READ_SCALE, Decoder, SoundfileDecoder
+from .backends import PCM_READ_SCALE, Decoder, SoundfileDecoder, read_ahead
 from .helper_thread import helper
 
 # libsndfile subtype -> (WAVE format tag, bits per sample, NumPy dtype of a stored sample; None for 24-bit)
@@ -203,6 +203,7 @@ class PcmWavDecoder(Decoder):
         self._cache = np.empty((channels, 0), np.float32)
         self._cache_start = 0
         self._last_end = -1  # where the previous read ended (sequential reads fill the cache)
+        self._ahead = 0  # the last block decoded ahead (0 after a seek: see read_ahead)
         self._ok = True
 
     # ------------------------------------------------------------------ bytes
@@ -332,7 +333,8 @@ class PcmWavDecoder(Decoder):
         if 0 <= offset and offset + n <= cache.shape[1]:
             out = cache[:, offset : offset + n].copy()
         elif n < self._cache_frames and position == self._last_end:  # sequential small reads: decode ahead
-            fill = min(self._cache_frames, self.frames - position)
+            self._ahead = read_ahead(self._ahead, n, self._cache_frames)
+            fill = min(self._ahead, self.frames - position)
             if cache.shape[1] != fill:
                 cache = self._cache = np.empty((self.num_channels, fill), np.float32)
             got = self._decode_into(cache, position)
@@ -369,6 +371,7 @@ class PcmWavDecoder(Decoder):
 
     def seek(self, frame: int) -> None:
         self.position = frame
+        self._ahead = 0
 
     def _release(self) -> None:
         if self._fd is not None:
