@@ -42,7 +42,9 @@ _STEREO16 = np.dtype("<i2")
 _LITTLE_ENDIAN = sys.byteorder == "little"
 _TAG_EXTENSIBLE = 0xFFFE
 SCRATCH_BYTES = 1 << 18  # file bytes converted per step of a large read: stays in the CPU cache
-CACHE_BYTES = 1 << 19  # float32 bytes decoded ahead for sequential small reads
+CACHE_BYTES = 1 << 19  # float32 bytes decoded ahead for sequential small reads (under a quarter of it: a
+# larger read is converted straight into its result, one pass, where a block that does not hold it whole would
+# be decoded again from the read's start; 1 s reads of a stereo file went 1.2x faster)
 USE_NUMBA: bool | None = None  # None: the Numba kernels once stompbox's effects have loaded Numba, else NumPy;
 # True/False force one conversion (for tests). Both give the same bits.
 PARALLEL_FRAMES = 1 << 17  # a NumPy-converted read of at least twice this decodes its halves on two threads
@@ -332,7 +334,7 @@ class PcmWavDecoder(Decoder):
         offset = position - self._cache_start
         if 0 <= offset and offset + n <= cache.shape[1]:
             out = cache[:, offset : offset + n].copy()
-        elif n < self._cache_frames and position == self._last_end:  # sequential small reads: decode ahead
+        elif n < self._cache_frames // 4 and position == self._last_end:  # sequential small reads: decode ahead
             self._ahead = read_ahead(self._ahead, n, self._cache_frames)
             fill = min(self._ahead, self.frames - position)
             if cache.shape[1] != fill:
