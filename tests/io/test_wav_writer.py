@@ -98,3 +98,22 @@ def test_sizes_beyond_4_gib_are_written_as_0xffffffff():
     extensible._data_bytes = extensible._frames = 5 * 2**30
     fact = extensible._header().index(b"fact")
     assert extensible._header()[fact + 8 : fact + 12] == struct.pack("<I", 0xFFFFFFFF)
+
+
+def test_limits_of_the_header(monkeypatch):
+    """More than 1024 channels (libsndfile's limit, for writing and reading) and rates beyond 32 bits are
+    ValueErrors that say so; a byte rate beyond 32 bits wraps, as in libsndfile's header (same bytes)."""
+    for channels, rate, message in ((1025, 44100, "1024 channels"), (2, 10**10, "sample rates up to")):
+        with pytest.raises(ValueError, match=message):
+            AudioFile(io.BytesIO(), "w", rate, channels, format="wav")
+    x = np.zeros((1024, 3), np.float32)
+    files = []
+    for libsndfile in (False, True):
+        with monkeypatch.context() as patch:
+            if libsndfile:
+                patch.setattr(WavEncoder, "applies", staticmethod(lambda target, settings: False))
+            files.append(io.BytesIO())
+            with AudioFile(files[-1], "w", 768000, 1024, format="wav", bit_depth=64) as out:
+                out.write(x)
+    assert files[0].getvalue() == files[1].getvalue()
+    assert struct.unpack("<I", files[0].getvalue()[28:32])[0] == (768000 * 1024 * 8) & 0xFFFFFFFF

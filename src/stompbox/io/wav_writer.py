@@ -34,6 +34,7 @@ from .backends import Encoder
 _SUBTYPES = {"PCM_U8": 8, "PCM_16": 16, "PCM_24": 24, "PCM_32": 32, "FLOAT": 32, "DOUBLE": 64}
 _GUID_TAIL = bytes.fromhex("000000001000800000aa00389b71")  # KSDATAFORMAT_SUBTYPE_* after the 2-byte tag
 _LIMIT = 0xFFFFFFFF
+MAX_CHANNELS = 1024  # libsndfile's limit: it neither writes nor reads WAV files with more
 _CHANNEL_MASKS = {4: 0x33, 6: 0x3F, 8: 0xFF}  # libsndfile's defaults (quad, 5.1, 7.1); 0 (unassigned) otherwise
 
 
@@ -64,6 +65,13 @@ class WavEncoder(Encoder):
         return type(target) is io.BytesIO
 
     def __init__(self, target: Any, subtype: str, samplerate: int, num_channels: int) -> None:
+        if num_channels > MAX_CHANNELS:
+            raise ValueError(
+                f"Unable to create WAV writer: WAV files are written with at most {MAX_CHANNELS} channels (got "
+                f"{num_channels}), as libsndfile reads them."
+            )
+        if not 0 < int(samplerate) <= _LIMIT:
+            raise ValueError(f"Unable to create WAV writer: a WAV header holds sample rates up to {_LIMIT} Hz.")
         self._owned = isinstance(target, str)
         self._file: Any = open(target, "r+b", buffering=0) if self._owned else target  # noqa: SIM115 - close()
         self._origin = self._file.tell()  # a BytesIO may hold other bytes before the file
@@ -88,7 +96,8 @@ class WavEncoder(Encoder):
         block = channels * bits // 8
         extensible = channels > 2
         tag = 0xFFFE if extensible else (3 if self._float else 1)
-        fmt = struct.pack("<HHIIHH", tag, channels, self._rate, self._rate * block, block, bits)
+        # the byte rate wraps at 32 bits, as libsndfile's does (768 kHz x 1024 channels x 8 bytes overflows it)
+        fmt = struct.pack("<HHIIHH", tag, channels, self._rate, (self._rate * block) & _LIMIT, block, bits)
         if extensible:
             sub_format = struct.pack("<H", 3 if self._float else 1) + _GUID_TAIL
             fmt += struct.pack("<HHI", 22, bits, _CHANNEL_MASKS.get(channels, 0)) + sub_format
