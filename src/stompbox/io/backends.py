@@ -91,6 +91,24 @@ def read_ahead(previous: int, n: int, limit: int) -> int:
     return min(limit, 2 * previous if previous else max(4 * n, 8192))
 
 
+def _peek(source: Any, size: int, start: int = 0, from_end: bool = False) -> bytes:
+    """Up to ``size`` bytes of a path or a seekable file-like, from byte ``start`` (or its last ``size`` bytes,
+    never before ``start``); a file-like is left where it was."""
+    if isinstance(source, str):
+        with open(source, "rb") as handle:
+            return _peek(handle, size, start, from_end)
+    here = source.tell()
+    try:
+        if from_end:
+            source.seek(0, io.SEEK_END)
+            source.seek(max(start, source.tell() - size))
+        else:
+            source.seek(start)
+        return bytes(source.read(size))
+    finally:
+        source.seek(here)
+
+
 def _has_lame_tag(head: bytes) -> bool:
     """Whether an MP3's first frame carries a Xing/Info (LAME) tag, which makes its length exact."""
     start = 0
@@ -163,17 +181,10 @@ class SoundfileDecoder(Decoder):
     @staticmethod
     def _mp3_tagged(source: Any) -> bool:
         try:
-            if isinstance(source, str):
-                with open(source, "rb") as handle:
-                    head = handle.read(1 << 16)
-            else:
-                here = source.tell()
-                source.seek(0)
-                head = source.read(1 << 16)
-                source.seek(here)
+            head = _peek(source, 1 << 16)
         except (OSError, AttributeError):
             return False
-        return _has_lame_tag(bytes(head))
+        return _has_lame_tag(head)
 
     def _check_source(self) -> None:
         if self._trap is not None and self._trap.error is not None:
@@ -397,14 +408,16 @@ class SoundfileDecoder(Decoder):
             start = self._preroll_start(frame)
             if self.position <= frame <= self.position + SEEK_PREROLL:
                 pass  # close ahead: decode on
-            else:
-                if self.subtype == "VORBIS":
-                    # libsndfile's Vorbis seek depends on what the handle decoded before (after a short read near
-                    # the start, a later seek landed 448 frames early, pre-roll or not). A seek to 0 resets its
-                    # decoder, as a fresh handle would be (and 6x cheaper than opening one).
-                    self._file.seek(0)
-                if start or self.subtype != "VORBIS":
+            elif self.subtype == "VORBIS":
+                # libsndfile's Vorbis seek depends on what the handle decoded before (after a short read near the
+                # start, a later seek landed 448 frames early, pre-roll or not). A seek to 0 resets its decoder, as
+                # a fresh handle would be (and 6x cheaper than opening one).
+                self._file.seek(0)
+                if start:
                     self._file.seek(start)
+                self.position = start
+            else:
+                self._file.seek(start)
                 self.position = start
             while self.position < frame:
                 chunk = self._read(min(frame - self.position, 65536), "float32")
@@ -434,21 +447,8 @@ class SoundfileDecoder(Decoder):
         if self._last_page_start is None:
             span = None
             try:
-                if self._path is not None:
-                    with open(self._path, "rb") as handle:
-                        handle.seek(0, io.SEEK_END)
-                        handle.seek(max(0, handle.tell() - 2 * MAX_PAGE))
-                        tail = handle.read()
-                else:
-                    file = self._trap._file  # type: ignore[union-attr]
-                    here = file.tell()
-                    try:
-                        file.seek(0, io.SEEK_END)
-                        file.seek(max(self._origin, file.tell() - 2 * MAX_PAGE))
-                        tail = file.read()
-                    finally:
-                        file.seek(here)
-                span = last_page_span(bytes(tail))
+                source = self._path if self._path is not None else self._trap._file  # type: ignore[union-attr]
+                span = last_page_span(_peek(source, 2 * MAX_PAGE, start=self._origin, from_end=True))
             except (OSError, ValueError, AttributeError, TypeError, IndexError):
                 span = None
             self._last_page_start = -1 if span is None else max(0, self.frames - span)

@@ -73,10 +73,9 @@ def last_page_span(tail: bytes) -> int | None:
         search = start
         if end - start < _HEADER or tail[start + 4] != 0:
             continue
-        length = _page_length(bytearray(tail[start:end]))
-        if length != end - start:
-            continue  # not a page, or not the one that ends where the next starts
         page = bytearray(tail[start:end])
+        if _page_length(page) != end - start:
+            continue  # not a page, or not the one that ends where the next starts
         crc = bytes(page[_CRC])
         page[_CRC] = b"\0\0\0\0"
         if struct.pack("<I", ogg_crc(page)) != crc:
