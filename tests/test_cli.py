@@ -114,8 +114,14 @@ def test_convert_example_then_info(tmp_path, capsys):
 
 
 def test_entry_point_in_a_subprocess(tmp_path):
+    """The installed ``stompbox`` script and ``python -m stompbox`` run :func:`entry`, which exits the process with
+    main()'s status once its output is complete (it freezes the collector before the interpreter shuts down)."""
+    from importlib.metadata import entry_points
+
+    (script,) = entry_points(group="console_scripts", name="stompbox")
+    assert script.value == "stompbox.cli.main:entry"
     out = tmp_path / "example.flac"
-    cmd = [sys.executable, "-c", "import sys; from stompbox.cli.main import main; sys.exit(main())"]
+    cmd = [sys.executable, "-m", "stompbox"]
     done = subprocess.run([*cmd, "convert", "--example", str(out)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""  # not a terminal: no progress bar
@@ -123,3 +129,7 @@ def test_entry_point_in_a_subprocess(tmp_path):
     assert done.returncode == 0 and json.loads(done.stdout)[0]["frames"] == 8 * 44100
     done = subprocess.run([*cmd, "info", str(tmp_path / "nope.mp3")], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and done.stderr.strip().count("\n") == 0 and "Traceback" not in done.stderr
+    done = subprocess.run([*cmd, "info", "--no-such-option"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "usage:" in done.stderr
+    done = subprocess.run([*cmd, "effects"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "Reverb" in done.stdout and "room_size" in done.stdout

@@ -1,7 +1,5 @@
 """``python -m stompbox ...``: the same command line as the ``stompbox`` script."""
 
-import sys
+from stompbox.cli.main import entry
 
-from stompbox.cli.main import main
-
-sys.exit(main())
+entry()
