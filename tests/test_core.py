@@ -196,6 +196,17 @@ def test_mix_sums_and_empty_mix_is_silence():
     np.testing.assert_allclose(Mix([Gain(6), Invert()])(x, SR), x * (GAIN6 - 1), atol=1e-6)
 
 
+def test_a_none_branch_of_a_mix_is_the_dry_input_aligned_with_the_others():
+    x = noise(0.1)
+    np.testing.assert_array_equal(Mix([None])(x, SR), x)
+    np.testing.assert_allclose(Mix([None, Gain(6)])(x, SR), x * (1 + GAIN6), rtol=1e-6)
+    # the dry branch waits for a latent branch: out = x + x (latency compensated), not x + x shifted by 250
+    mix = Mix([None, AddLatency(250)])
+    assert mix.latency_samples == 250
+    np.testing.assert_allclose(mix(x, SR), 2 * x, atol=1e-6)
+    np.testing.assert_allclose(process_in_blocks(mix, x, SR, 64), 2 * x[:, : x.shape[1] - 250], atol=1e-6)
+
+
 def test_nested_boards_multiply_gains():
     x = noise(0.1)
     board = Pedalboard([Pedalboard([Gain(6)]), Mix([Chain([Gain(6)]), Chain([Gain(6)])])])

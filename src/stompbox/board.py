@@ -180,26 +180,29 @@ class Chain(PluginContainer):
 class Mix(PluginContainer):
     """Plugins run in parallel on copies of the input; their outputs are summed (not averaged).
 
-    Branch latencies are aligned to the slowest branch. An empty Mix outputs silence.
+    Branch latencies are aligned to the slowest branch. A ``None`` branch is the dry input (``Mix([None,
+    Reverb()])`` adds the reverb's output to the input). An empty Mix outputs silence.
 
     Parameters
     ----------
-    plugins : list of Plugin, optional
+    plugins : list of Plugin or None, optional
         The parallel branches (use a :class:`Chain` for a branch of several plugins).
     """
 
     def _reset_own(self) -> None:
-        children = self._children()
-        latest = max((c.latency_samples for c in children), default=0)
+        latest = self.latency_samples
         channels = self._format[1] if self._format else 1
         self._pads = [
-            np.zeros((c._output_channels(channels), latest - c.latency_samples), np.float32) for c in children
+            np.zeros((channels, latest), np.float32)
+            if c is None
+            else np.zeros((c._output_channels(channels), latest - c.latency_samples), np.float32)
+            for c in self._plugins
         ]
 
     def _process(self, block: np.ndarray) -> np.ndarray:
         total: np.ndarray | None = None
-        for i, child in enumerate(self._children()):
-            out = child._step(block.copy())
+        for i, child in enumerate(self._plugins):  # a None branch is the input itself
+            out = block.copy() if child is None else child._step(block.copy())
             pad = self._pads[i]
             if pad.shape[1]:
                 joined = np.concatenate([pad, out], axis=1)
