@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from .thread_guard import Guards
+
 __all__ = ["ChannelConvertedReadableAudioFile", "WrappedReader", "convert_channels", "check_num_frames"]
 
 
@@ -85,6 +87,7 @@ class WrappedReader:
             raise RuntimeError("I/O operation on a closed file.")
         self._file = audio_file
         self._closed = False
+        self._guards = Guards()
 
     # -- passthrough properties ---------------------------------------------------------------------------
     @property
@@ -120,7 +123,8 @@ class WrappedReader:
 
     def close(self) -> None:
         """Close this wrapper (the wrapped file stays open; close it separately)."""
-        self._closed = True
+        with self._guards.closing:
+            self._closed = True
 
     def _check_open(self) -> None:
         if self.closed:
@@ -220,12 +224,14 @@ class ChannelConvertedReadableAudioFile(WrappedReader):
         """Read up to ``num_frames`` frames as float32 ``(num_channels, n)``; ``(num_channels, 0)`` at the end."""
         self._check_open()
         count = check_num_frames(num_frames)
-        return convert_channels(self._file.read(count), self._channels)
+        with self._guards.operation:
+            return convert_channels(self._file.read(count), self._channels)
 
     def seek(self, position: int) -> None:
         """Move to frame ``position`` (sample-exact when the wrapped reader's seek is)."""
         self._check_open()
-        self._file.seek(position)
+        with self._guards.operation:
+            self._file.seek(position)
 
     def tell(self) -> int:
         """Current position in frames."""

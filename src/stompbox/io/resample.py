@@ -138,15 +138,20 @@ class ResampledReadableAudioFile(WrappedReader):
 
     def close(self) -> None:
         """Close this reader and free its buffers (the wrapped file stays open)."""
-        self._closed = True
-        self._stream = None
-        self._pending = None
-        self._queue = []
-        self._carry = []
+        with self._guards.closing:
+            self._closed = True
+            self._stream = None
+            self._pending = None
+            self._queue = []
+            self._carry = []
 
     # -- seeking ------------------------------------------------------------------------------------------
     def seek(self, position: int) -> None:
         """Move to output frame ``position`` (0 <= position <= frames); sample-exact and bounded in cost."""
+        with self._guards.operation:
+            self._seek(position)
+
+    def _seek(self, position: int) -> None:
         self._check_open()
         if isinstance(position, bool) or not isinstance(position, int | np.integer):
             if isinstance(position, float) and position.is_integer():
@@ -184,6 +189,10 @@ class ResampledReadableAudioFile(WrappedReader):
 
         Fewer frames come back only at the end of the stream, and ``(channels, 0)`` after it.
         """
+        with self._guards.operation:
+            return self._read(num_frames)
+
+    def _read(self, num_frames: int) -> np.ndarray:
         self._check_open()
         count = check_num_frames(num_frames)
         channels = self._channels
