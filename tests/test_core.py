@@ -79,6 +79,20 @@ def test_square_arrays_need_a_hint_and_reset_forgets_it():
         g(np.ones((2, 2), np.float32), SR)
 
 
+@pytest.mark.parametrize("name", ["Gain", "Reverb", "Compressor", "PitchShift", "Resample", "MP3Compressor"])
+def test_a_single_sample_of_one_channel_needs_no_hint(name):
+    """(1, 1) is one channel of one sample in either layout: pedalboard processes it on a fresh plugin, and so
+    does stompbox (a larger square array still needs a hint)."""
+    import stompbox
+
+    plugin = getattr(stompbox, name)()
+    out = plugin(np.full((1, 1), 0.5, np.float32), SR)
+    assert out.shape == (1, 1) and out.dtype == np.float32 and np.isfinite(out).all()
+    assert plugin(np.full(1, 0.5, np.float32), SR).shape == (1,)
+    if name == "Gain":  # the default gain is 1 dB
+        assert out[0, 0] == pytest.approx(0.5 * 10 ** (1 / 20), rel=1e-6)
+
+
 def test_empty_arrays_return_empty_arrays_and_hint_the_layout():
     g = Gain(0)
     assert g(np.zeros((2, 0), np.float32), SR).shape == (2, 0)

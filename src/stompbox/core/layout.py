@@ -32,7 +32,7 @@ def detect_layout(shape: tuple[int, ...], hint: str | tuple[str, int] | None = N
     ``hint`` is what an earlier call established: a layout name (used only for square arrays), or a
     ``(layout, num_channels)`` pair, which wins whenever the array has ``num_channels`` along that layout's
     channel axis (so a ``(2, 1)`` block of a stereo stream stays stereo). Otherwise the smaller dimension is
-    the channels, and a square array without a hint is ambiguous.
+    the channels, and a square array without a hint is ambiguous (except ``(1, 1)``, the same either way).
     """
     rows, cols = shape
     if cols == 0 and rows > 0:  # an empty block: the zero-length axis is time
@@ -50,6 +50,8 @@ def detect_layout(shape: tuple[int, ...], hint: str | tuple[str, int] | None = N
         return "channels-last"
     if hint in LAYOUTS:
         return hint  # type: ignore[return-value]
+    if rows == 1:  # (1, 1): one channel of one sample either way
+        return "channels-first"
     raise LayoutError(SQUARE_ERROR.format(shape=tuple(shape)))
 
 
