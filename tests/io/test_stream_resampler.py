@@ -85,15 +85,29 @@ def test_layouts():
     assert out.shape[0] == 1 and np.array_equal(out[0], _run(StreamResampler(44100, 32000, 1), x[:1], [4000])[0])
 
 
-def test_input_latency_is_held_back():
-    for quality in (Quality.WindowedSinc32, Quality.WindowedSinc8, Quality.Linear):
-        r = StreamResampler(44100, 22050, 1, quality)
-        latency = r.input_latency
-        assert isinstance(latency, float) and latency >= 0
-        held = r.process(np.ones(int(latency), np.float32))
-        assert held.shape[1] <= 1
-        flushed = r.process()
-        assert flushed.shape[1] <= math.ceil(latency * 0.5) + 1
+@pytest.mark.parametrize(
+    ("source", "target", "quality"),
+    [
+        (44100, 22050, Quality.WindowedSinc32),
+        (44100, 22050, Quality.WindowedSinc8),
+        (44100, 22050, Quality.Linear),
+        (44100, 12345.67, Quality.ZeroOrderHold),  # soxr's delay() is negative here
+        (11025, 48000, Quality.WindowedSinc),  # and larger than the first output's threshold here
+        (48000, 123.45, Quality.Linear),
+    ],
+)
+def test_input_latency_is_what_a_fresh_stream_holds_back(source, target, quality):
+    """input_latency samples give no output yet, one more gives some, and the flush releases what the
+    held samples stand for (the output's length rule: round(n * target / source))."""
+    latency = StreamResampler(source, target, 1, quality).input_latency
+    assert isinstance(latency, float) and latency >= 0 and latency.is_integer()
+    n = int(latency)
+    r = StreamResampler(source, target, 1, quality)
+    assert r.process(np.ones(n, np.float32)).shape == (1, 0)
+    flushed = r.process()
+    assert flushed.shape[1] == math.floor(n * target / source + 0.5) <= math.ceil(n / source * target)
+    assert r.process().shape == (1, 0)
+    assert StreamResampler(source, target, 1, quality).process(np.ones(n + 1, np.float32)).shape[1] >= 1
 
 
 def test_properties_and_repr():

@@ -28,7 +28,7 @@ import soxr
 
 from .channels import WrappedReader, check_num_frames
 from .quality import SOXR_RECIPE, Quality, coerce_quality
-from .stream_resampler import _input_latency, check_sample_rate, nice_rate
+from .stream_resampler import _filter_delay, check_sample_rate, nice_rate
 
 __all__ = ["ResampledReadableAudioFile", "resampled_length"]
 
@@ -84,7 +84,7 @@ class ResampledReadableAudioFile(WrappedReader):
         self._channels = int(audio_file.num_channels)
         ratio = _exact(self._target) / _exact(self._source_rate)  # output frames per input frame
         self._num, self._den = ratio.numerator, ratio.denominator  # den input frames -> num output frames
-        reach = 2.0 * _input_latency(self._source_rate, self._target, self._recipe) + 64.0
+        reach = 2.0 * _filter_delay(self._source_rate, self._target, self._recipe) + 64.0
         self._preroll = self._den * math.ceil(reach / self._den)
         self._segment = self._den * max(1, round(_SEGMENT / self._den))
         self._segment_out = self._segment * self._num // self._den

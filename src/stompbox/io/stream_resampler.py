@@ -30,11 +30,36 @@ def nice_rate(rate: float) -> int | float:
 
 
 @functools.lru_cache(maxsize=256)
-def _input_latency(source: float, target: float, recipe: str) -> float:
-    """How many input samples soxr holds back before the matching output appears (measured once, cached)."""
+def _filter_delay(source: float, target: float, recipe: str) -> float:
+    """soxr's delay in input samples, as its ``delay()`` reports it once the stream runs (measured once,
+    cached): about the filter's half-length, which bounds how far a seek's pre-roll must reach back."""
     probe = soxr.ResampleStream(source, target, 1, "float32", recipe)
     probe.resample_chunk(np.zeros(1 << 16, np.float32))
     return float(probe.delay()) * source / target
+
+
+def _outputs_after(source: float, target: float, recipe: str, count: int) -> int:
+    probe = soxr.ResampleStream(source, target, 1, "float32", recipe)
+    return int(probe.resample_chunk(np.zeros(count, np.float32)).shape[0])
+
+
+@functools.lru_cache(maxsize=256)
+def _input_latency(source: float, target: float, recipe: str) -> float:
+    """The most input samples a fresh soxr stream takes without giving any output (found by bisection once,
+    cached). soxr works in blocks, so this is often more than its filter delay (two to four times for
+    down-sampling)."""
+    low, high = 0, 1  # outputs_after(low) == 0, outputs_after(high) is to be tested
+    while _outputs_after(source, target, recipe, high) == 0:
+        low, high = high, high * 2
+        if high > 1 << 26:  # no output from 64 M samples: cannot happen for rates soxr accepts
+            return float(low)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if _outputs_after(source, target, recipe, middle) == 0:
+            low = middle
+        else:
+            high = middle
+    return float(low)
 
 
 class StreamResampler:
@@ -112,8 +137,9 @@ class StreamResampler:
     def input_latency(self) -> float:
         """Input samples held back inside the resampler before their output appears (a float).
 
-        Feeding this many samples (rounded down) from a fresh state gives no output yet; the flush releases
-        them. The value depends on the quality and on the ratio (soxr's filters scale with it).
+        Feeding this many samples from a fresh state gives no output yet (one more gives some); the flush
+        releases them. The value depends on the quality and on the ratio (soxr's filters and blocks scale with
+        it).
         """
         return _input_latency(self._source, self._target, self._recipe)
 
