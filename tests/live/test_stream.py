@@ -141,6 +141,25 @@ def test_properties(pulse):
     assert not stream.running
 
 
+def test_read_or_write_outside_with_runs_the_stream_for_that_call_only(pulse):
+    """As in pedalboard: read() and write() on a stream that is not running start it, and stop it again
+    when they return; a stopped stream holds no recorded input, and its dropped-frame count is kept."""
+    out = AudioStream(output_device_name="SinkA", sample_rate=RATE)
+    out.write(tone(0.05), RATE)
+    assert not out.running and out.buffered_input_sample_count is None
+    out.close()
+    inp = AudioStream(input_device_name="Monitor of SinkA", sample_rate=RATE, buffer_size=256)
+    assert inp.read(100).shape == (1, 100)
+    assert not inp.running and inp.buffered_input_sample_count == 0
+    with inp:
+        deadline = time.monotonic() + 5
+        while inp.buffered_input_sample_count == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert inp.buffered_input_sample_count > 0
+    assert not inp.running and inp.buffered_input_sample_count == 0
+    inp.close()
+
+
 # ------------------------------------------------------------------------------------------ audio round trips
 def test_tone_played_in_another_process_is_recorded_with_its_frequency_and_level(pulse, tmp_path):
     player = subprocess.Popen(

@@ -314,6 +314,9 @@ class AudioStream(metaclass=_StreamMeta):
         if device is not None:
             device.close(timeout)
             self._close_timed_out = device.close_timed_out
+        ring = getattr(self, "_in_ring", None)
+        if ring is not None:  # as in pedalboard, a stopped stream holds no recorded input (the count of
+            ring.consumed = ring.written  # dropped frames is kept)
         self._wake.set()
 
     def close(self) -> None:
@@ -458,11 +461,15 @@ class AudioStream(metaclass=_StreamMeta):
         return True
 
     # ------------------------------------------------------------------ reading and writing
-    def _ensure_started(self) -> None:
+    def _ensure_started(self) -> bool:
+        """Start the device unless it runs; True when this call started it: a ``read()`` or ``write()`` on a
+        stream that is not running runs it for that call only, as pedalboard does."""
         if self._closed:
             raise AudioDeviceError("This AudioStream has been closed.")
         if self._device is None or not self._device._started:
             self._start()
+            return True
+        return False
 
     def read(self, num_samples: int = 0) -> np.ndarray:
         """Record from the input device.
@@ -489,7 +496,14 @@ class AudioStream(metaclass=_StreamMeta):
         num = int(num_samples)
         if num < 0:
             raise ValueError("num_samples must be >= 0.")
-        self._ensure_started()
+        temporary = self._ensure_started()
+        try:
+            return self._read(num)
+        finally:
+            if temporary:
+                self._stop()
+
+    def _read(self, num: int) -> np.ndarray:
         if self._dropped_unreported and not self.ignore_dropped_input:
             lost, self._dropped_unreported = self._dropped_unreported, 0
             raise RuntimeError(
@@ -541,7 +555,7 @@ class AudioStream(metaclass=_StreamMeta):
                 f"rate ({self._sample_rate:g} Hz)."
             )
         block = _as_channels_first(audio, self._num_out)
-        self._ensure_started()
+        temporary = self._ensure_started()
         ring = self._out_ring
         assert ring is not None
         self._writing = True
@@ -561,6 +575,8 @@ class AudioStream(metaclass=_StreamMeta):
             self._check_alive()
         finally:
             self._writing = False
+            if temporary:
+                self._stop()
 
     @staticmethod
     def play(audio: np.ndarray, sample_rate: float, output_device_name: str | None = None) -> None:
