@@ -161,6 +161,32 @@ def _temporary_beside(path: str) -> tuple[str, str]:
     return final, temp
 
 
+class _OffsetFile:
+    """A seekable binary file-like seen from byte ``origin`` on: ``tell()``/``seek()`` count from there."""
+
+    def __init__(self, file: Any, origin: int) -> None:
+        self._file = file
+        self._origin = origin
+
+    def read(self, size: int = -1) -> bytes:
+        return self._file.read(size)
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        if whence == os.SEEK_SET:
+            self._file.seek(self._origin + max(0, offset))
+        else:
+            self._file.seek(offset, whence)
+            if self._file.tell() < self._origin:
+                self._file.seek(self._origin)
+        return self.tell()
+
+    def tell(self) -> int:
+        return self._file.tell() - self._origin
+
+    def seekable(self) -> bool:
+        return True
+
+
 class _AudioFileMeta(type):
     """``AudioFile(...)`` is a factory returning a reader or a writer (both subclasses of AudioFile).
 
@@ -293,6 +319,7 @@ class ReadableAudioFile(AudioFile):
         path, file = _path_or_file(path_or_file)
         self._path = path
         self._fileobj = file
+        self._shown = path_or_file if isinstance(path_or_file, memoryview) else file  # repr: what was passed
         self._guards = Guards()
         self._lock = self._guards.lock
         self._closed = True
@@ -338,7 +365,9 @@ class ReadableAudioFile(AudioFile):
                 "file.seek(0)."
             )
         file.seek(position)
-        return file, True
+        # As in pedalboard, the audio starts where the file-like is positioned: a file embedded at an offset
+        # reads as if that offset were the start.
+        return (_OffsetFile(file, position) if position else file), True
 
     # ------------------------------------------------------------------ properties
     @property
@@ -500,7 +529,7 @@ class ReadableAudioFile(AudioFile):
         return self.with_channels(2)
 
     def __repr__(self) -> str:
-        where = f'filename="{self._name}"' if self._path is not None else f"file_like={self._fileobj!r}"
+        where = f'filename="{self._name}"' if self._path is not None else f"file_like={self._shown!r}"
         state = " closed" if self._closed else ""
         return (
             f"<stompbox.io.ReadableAudioFile {where} samplerate={self.samplerate} num_channels={self.num_channels} "

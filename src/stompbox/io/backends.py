@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import AudioFileError, CorruptAudioError, UnsupportedFormatError
+from .errors import AudioFileError, AudioWriteError, CorruptAudioError, UnsupportedFormatError
 from .ogg_pages import MAX_PAGE, OggSerialRewriter, last_page_span
 
 PCM_DTYPES = {
@@ -119,6 +119,10 @@ def _has_lame_tag(head: bytes) -> bool:
     return b"Xing" in frame or b"Info" in frame or b"VBRI" in frame
 
 
+class _TrailingJunk(Exception):
+    """libsndfile's MP3 decoder failed after the start of the stream (see :meth:`SoundfileDecoder._read_to_junk`)."""
+
+
 class SoundfileDecoder(Decoder):
     """libsndfile through soundfile."""
 
@@ -210,13 +214,45 @@ class SoundfileDecoder(Decoder):
         handle = file._file
         got = getattr(native, f"sf_readf_{ctype}")(handle, sf._ffi.cast(f"{ctype} *", out.ctypes.data), n)
         code = native.sf_error(handle)
+        if code and self.format_name == "MP3" and file is self._file and self.position:
+            raise _TrailingJunk(code)
         if code:
             raise sf.LibsndfileError(code, "Error reading audio data: ")
         return out if got == n else out[:got]
 
+    def _read_to_junk(self, n: int, dtype: str) -> np.ndarray:
+        """Up to ``n`` frames from ``position`` up to where mpg123 gave up on junk after an MP3's last frame (a
+        Lyrics3 tag, appended bytes): the audio ends there, as in pedalboard. libsndfile drops what a failing
+        read had decoded, so the frames before the junk are decoded again from a seek, 16 at a time, and the
+        last few one at a time (a read that starts at the junk fails and loses nothing)."""
+        start = self.position
+        blocks = []
+        done = 0
+        for step in (16, 1):
+            self.position = -SEEK_PREROLL - 1  # not "close ahead": a real seek, from a pre-roll
+            self.seek(start + done)
+            junk = False
+            while done < n:
+                try:
+                    block = self._read_frames(min(step, n - done), dtype)
+                except _TrailingJunk:
+                    junk = True
+                    break
+                if block.shape[0] == 0:
+                    break
+                blocks.append(block)
+                done += block.shape[0]
+            if not junk:
+                break
+        self.position = start
+        return np.concatenate(blocks) if blocks else np.empty((0, self.num_channels), dtype)
+
     def _read(self, n: int, dtype: str) -> np.ndarray:
         try:
-            data = self._read_frames(n, dtype)
+            try:
+                data = self._read_frames(n, dtype)
+            except _TrailingJunk:
+                data = self._read_to_junk(n, dtype)
         except (self._sf.LibsndfileError, RuntimeError) as exc:
             self._check_source()
             raise CorruptAudioError(f"Could not decode audio data: {exc}") from exc
@@ -503,9 +539,23 @@ class AvDecoder(Decoder):
         self._resampler = self._new_resampler()
         self._pending = np.zeros((self.num_channels, 0), np.float32)
         self._pending_start = 0
-        self._decoder = self._container.decode(stream)
+        self._decoder = self._decode(stream)
         self._eof = False
         self.position = 0
+
+    def _decode(self, stream: Any) -> Any:
+        """The decoded frames of ``stream``, packet by packet. In a raw stream (MP3, ADTS, AC3...), a packet the
+        decoder rejects is skipped, as FFmpeg's own tools do: junk after the last frame (a Lyrics3 tag, a file
+        cut or padded by a copy) then ends the audio instead of failing the read (pedalboard reads such files)."""
+        skip = self.format_name in UNTIMED_FORMATS
+        for packet in self._container.demux(stream):
+            try:
+                frames = packet.decode()
+            except self._av.error.InvalidDataError:
+                if not skip:
+                    raise
+                continue
+            yield from frames
 
     @staticmethod
     def _integer_format(context: Any) -> tuple[str, str]:
@@ -644,7 +694,7 @@ class AvDecoder(Decoder):
                 self._container.seek(timestamp, backward=True, any_frame=False, stream=stream)
         except self._av.error.FFmpegError as exc:
             raise CorruptAudioError(f"Could not seek in the audio data: {exc}") from exc
-        self._decoder = self._container.decode(stream)
+        self._decoder = self._decode(stream)
         self._resampler = self._new_resampler()
         self._eof = False
         self._pending = np.zeros((self.num_channels, 0), np.float32)
@@ -658,7 +708,7 @@ class AvDecoder(Decoder):
             self._pending_start = 0
         if self._pending_start > frame:  # landed late: decode from the very start
             self._container.seek(0, stream=stream)
-            self._decoder = self._container.decode(stream)
+            self._decoder = self._decode(stream)
             self._pending = np.zeros((self.num_channels, 0), np.float32)
             self._pending_start = 0
             self._eof = False
@@ -816,6 +866,16 @@ WRITE_CHUNK = 32768  # frames per libsndfile write: a single large Vorbis write 
 SFC_SET_ADD_PEAK_CHUNK = 0x1050  # sndfile.h
 
 
+def plain_io(file: Any) -> bool:
+    """Whether ``file`` is one of Python's own binary files with no ``read``/``readinto`` of the user's: its
+    ``readinto`` may then be called instead of ``read`` (pedalboard calls ``read``, which a user may override,
+    even on an instance)."""
+    own = getattr(file, "__dict__", {})
+    return type(file) in (io.BytesIO, io.BufferedReader, io.FileIO, io.BufferedRandom) and not (
+        "read" in own or "readinto" in own
+    )
+
+
 class _WriteErrorTrap:
     """A file-like for libsndfile that catches the first exception of the user's ``read``/``write``/``seek``.
 
@@ -865,7 +925,7 @@ class _WriteErrorTrap:
         return b"" if data is None else bytes(data)
 
     def readinto(self, buffer: Any) -> int:
-        if type(self._file) in (io.BytesIO, io.BufferedReader, io.FileIO, io.BufferedRandom):
+        if plain_io(self._file):
             count = self._call("readinto", buffer)  # no user code to honour: skip a copy
             return 0 if count is None else int(count)
         data = self.read(len(buffer))  # a user's file-like: its read() is the API (it may override only that)
@@ -874,6 +934,69 @@ class _WriteErrorTrap:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._file, name)
+
+
+class _WriteWindow(_WriteErrorTrap):
+    """A file-like object as libsndfile's writers see it: a new, empty file starting at its position at open.
+
+    pedalboard writes a file at the stream's position and leaves the bytes before it alone (files can follow each
+    other in one stream). libsndfile takes the whole stream for the file: its AIFF writer refused a stream with
+    bytes before the position, and its FLAC and MP3 writers went back to byte 0 for their headers, over the
+    user's bytes. Here offset 0 is the position at open and the file ends where the writer's bytes end (older
+    bytes after the position are not the writer's to read). Seeks to where the file already is are not passed
+    on. Errors of the user's methods are trapped as :class:`_WriteErrorTrap` does.
+    """
+
+    def __init__(self, file: Any) -> None:
+        super().__init__(file)
+        origin = self._call("tell")
+        if self.error is not None:
+            raise self.error
+        self._origin = int(origin)
+        self._end = 0  # the file's length: the end of the bytes written through the window
+
+    def tell(self) -> int:
+        return self._position
+
+    def seek(self, offset: int = 0, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._end}[whence]
+        target = base + offset
+        if target < 0:
+            return -1
+        if target != self._position:
+            self._call("seek", self._origin + target)  # whence left out, as pedalboard calls it
+            if self.error is None:
+                self._position = target
+        return self._position
+
+    def write(self, data: Any) -> int:
+        written = self._call("write", data)
+        if self.error is not None:
+            return 0
+        count = len(data) if written is None else int(written)  # None: all of it, as soundfile takes it
+        if count <= 0 < len(data):  # libsndfile's MP3 writer carried on without its bytes
+            self.error = AudioWriteError(
+                f"Unable to write data to audio file: the file-like object's write() took none of {len(data)} bytes."
+            )
+            return 0
+        self._position += count
+        self._end = max(self._end, self._position)
+        return count
+
+    def read(self, size: int | None = -1) -> bytes:
+        left = self._end - self._position
+        size = left if size is None or size < 0 else min(size, left)
+        if size <= 0:
+            return b""
+        data = self._call("read", size)
+        data = b"" if data is None else bytes(data)
+        self._position += len(data)
+        return data
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
 
 
 class SoundfileEncoder(Encoder):
@@ -890,7 +1013,7 @@ class SoundfileEncoder(Encoder):
             if isinstance(target, str):
                 target = self._owned = open(target, "w+b")  # noqa: SIM115 - closed by close()
             target = self._pages = OggSerialRewriter(target)
-        self._trap = _WriteErrorTrap(target) if not isinstance(target, str) else None
+        self._trap = _WriteWindow(target) if not isinstance(target, str) else None
         if self._trap is not None:
             target = self._trap
         kwargs: dict[str, Any] = {}
@@ -929,29 +1052,35 @@ class SoundfileEncoder(Encoder):
         if self._trap is not None and self._trap.error is not None:
             raise self._trap.error
 
+    def _sndfile(self, method: Any, *args: Any) -> None:
+        """Call a method of the libsndfile file. If it fails, raise the exception the user's file-like raised
+        (libsndfile only saw a failed callback), else :class:`AudioWriteError` (never soundfile's own)."""
+        try:
+            method(*args)
+        except (AssertionError, self._sf.LibsndfileError) as exc:  # AssertionError: a frame went unwritten
+            failure: Exception = exc
+        else:
+            self._check_target()
+            return
+        self._check_target()
+        raise AudioWriteError(f"Unable to write data to audio file: {failure}") from failure
+
     def write(self, block: np.ndarray) -> None:
         frames = block.shape[0]
         for start in range(0, frames, WRITE_CHUNK):
-            chunk = block[start : start + WRITE_CHUNK]
-            try:
-                self._file.write(chunk)
-            except AssertionError as exc:  # soundfile's check that every frame was written
-                self._check_target()
-                raise OSError(f"Could not write audio data: only part of a block was written ({exc}).") from None
-            self._check_target()
+            self._sndfile(self._file.write, block[start : start + WRITE_CHUNK])
         self._written += frames
 
     def flush(self) -> None:
-        self._file.flush()
-        self._check_target()
+        self._sndfile(self._file.flush)
 
     def close(self) -> None:
-        if self._written == 0 and self._needs_a_frame and not self._file.closed:
-            # An empty file must still be a valid file (as pedalboard's): one frame of silence.
-            self._file.write(np.zeros((1, self._channels), np.int16 if self._integer else np.float32))
         try:
-            self._file.close()
-            self._check_target()
+            if self._written == 0 and self._needs_a_frame and not self._file.closed:
+                # An empty file must still be a valid file (as pedalboard's): one frame of silence.
+                silence = np.zeros((1, self._channels), np.int16 if self._integer else np.float32)
+                self._sndfile(self._file.write, silence)
+            self._sndfile(self._file.close)
             if self._pages is not None:
                 self._pages.finish()
         finally:

@@ -1,8 +1,8 @@
 """Exceptions of the audio file layer.
 
-Every one is a ``ValueError`` (pedalboard raises ``ValueError`` for files it cannot open) and a
-:class:`stompbox.core.errors.StompboxError`; some also derive from the built-in exception that names the
-problem best, so ``except FileNotFoundError`` and ``except ValueError`` both work.
+Each is a :class:`stompbox.core.errors.StompboxError`, and every one but :class:`AudioWriteError` a ``ValueError``
+(pedalboard raises ``ValueError`` for files it cannot open); some also derive from the built-in exception that
+names the problem best, so ``except FileNotFoundError`` and ``except ValueError`` both work.
 """
 
 from __future__ import annotations
@@ -30,6 +30,14 @@ class CorruptAudioError(AudioFileError):
     """The file looked like audio but its data could not be decoded (truncated or damaged)."""
 
 
+class AudioWriteError(StompboxError, OSError, RuntimeError):
+    """An encoder could not write a file: the target refused bytes or a seek, or the codec library failed.
+
+    A ``RuntimeError`` (pedalboard raises ``RuntimeError`` "Unable to write data to audio file.") and an
+    ``OSError``. An exception raised by a file-like object's own ``write``/``seek`` reaches the caller as it is.
+    """
+
+
 class ClosedFileError(AudioFileError, ClosedError):
     """An operation on an audio file that has been closed (also a ``RuntimeError``, as pedalboard raises)."""
 
@@ -39,6 +47,7 @@ class ClosedFileError(AudioFileError, ClosedError):
 
 __all__ = [
     "AudioFileError",
+    "AudioWriteError",
     "AudioFileNotFoundError",
     "ClosedFileError",
     "CorruptAudioError",

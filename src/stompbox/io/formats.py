@@ -254,15 +254,15 @@ def _mp3_settings(quality: Any, samplerate: int, num_channels: int) -> EncoderSe
             raise ValueError(_mp3_quality_error(quality))
         return EncoderSettings(
             "mp3", "MPEG_LAYER_III", MP3_VBR_NAMES.get(level, f"V{level}"), "float32",
-            compression_level=min(level / 9, 0.999), bitrate_mode="VARIABLE",
+            compression_level=level / 10, bitrate_mode="VARIABLE",  # libsndfile: LAME's VBR quality = 10 x this
         )  # fmt: skip
     kbps = 320.0 if word == "" else _kbps(quality)
     if kbps is None or int(kbps) not in MP3_CBR_KBPS or kbps != int(kbps):
         raise ValueError(_mp3_quality_error(quality))
+    # Each MPEG version has its own bitrates: below 32 kHz (MPEG-2 and 2.5), a higher rate is clamped to the
+    # highest one, as pedalboard's LAME does (its quality still names the rate asked for: "320 kbps").
     low, high = _mp3_limits(samplerate)
-    if not low <= kbps <= high:
-        raise ValueError(f"MP3 at {samplerate} Hz supports constant bitrates from {low} to {high} kbps (got {kbps:g}).")
-    level = (high - kbps) / (high - low)
+    level = (high - min(max(kbps, low), high)) / (high - low)
     return EncoderSettings(
         "mp3", "MPEG_LAYER_III", f"{int(kbps)} kbps", "float32",
         compression_level=min(level, 0.999), bitrate_mode="CONSTANT",

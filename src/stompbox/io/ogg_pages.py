@@ -127,12 +127,12 @@ class OggSerialRewriter:
         return count
 
     def _emit(self, data: bytes | bytearray) -> None:
-        view = memoryview(data)
-        while view:
-            written = self._file.write(view)
+        chunk = bytes(data)  # bytes, as libsndfile's other writers hand them over: a text stream's TypeError
+        while chunk:  # then names bytes, as pedalboard's does, and a file-like may keep what it is given
+            written = self._file.write(chunk)
             if written is None:  # as soundfile reads it: a write() that returns nothing took everything
                 return
-            view = view[written:]
+            chunk = chunk[written:]
 
     def tell(self) -> int:
         return int(self._file.tell()) + len(self._pending)

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..core import jit
-from .backends import PCM_READ_SCALE, Decoder, SoundfileDecoder, read_ahead
+from .backends import PCM_READ_SCALE, Decoder, SoundfileDecoder, plain_io, read_ahead
 from .helper_thread import helper
 
 # libsndfile subtype -> (WAVE format tag, bits per sample, NumPy dtype of a stored sample; None for 24-bit)
@@ -172,7 +172,7 @@ class PcmWavDecoder(Decoder):
             size = len(view)
             head = bytes(view[: 1 << 16])
             del view
-        elif hasattr(source, "readinto") and hasattr(source, "seek"):
+        elif plain_io(source):  # another file-like is read through its read(), by libsndfile
             self._file = source
             here = source.tell()
             source.seek(0, os.SEEK_END)

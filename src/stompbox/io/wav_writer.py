@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .backends import Encoder
+from .errors import AudioWriteError
 
 _SUBTYPES = {"PCM_U8": 8, "PCM_16": 16, "PCM_24": 24, "PCM_32": 32, "FLOAT": 32, "DOUBLE": 64}
 _GUID_TAIL = bytes.fromhex("000000001000800000aa00389b71")  # KSDATAFORMAT_SUBTYPE_* after the 2-byte tag
@@ -140,7 +141,7 @@ class WavEncoder(Encoder):
         while view.nbytes:
             written = self._file.write(view)
             if not written:
-                raise OSError("Could not write audio data: the file accepted no more bytes.")
+                raise AudioWriteError("Unable to write data to audio file: the file accepted no more bytes.")
             view = view[written:]
 
     def _rewrite_header(self) -> None:
