@@ -1109,13 +1109,15 @@ class AvEncoder(Encoder):
         self._pts = 0
 
     def write(self, block: np.ndarray) -> None:
-        data = np.ascontiguousarray(block.T, dtype=np.float32)  # (channels, n) planar
-        if data.shape[1] == 0:
+        if block.shape[0] == 0:
             return
-        frame = self._av.AudioFrame.from_ndarray(data, format="fltp", layout=self._layout)
+        # interleaved (PyAV converts to the encoder's planar format): PyAV's planar frames of 8 channels have a
+        # ninth plane, and from_ndarray failed on it
+        data = np.ascontiguousarray(block, dtype=np.float32).reshape(1, -1)
+        frame = self._av.AudioFrame.from_ndarray(data, format="flt", layout=self._layout)
         frame.sample_rate = self._rate
         frame.pts = self._pts
-        self._pts += data.shape[1]
+        self._pts += block.shape[0]
         for packet in self._stream.encode(frame):
             self._container.mux(packet)
 

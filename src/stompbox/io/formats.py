@@ -38,6 +38,7 @@ READ_EXTENSIONS = sorted(
 
 MP3_RATES = (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000)
 OPUS_RATES = (8000, 12000, 16000, 24000, 48000)
+AAC_RATES = (7350, 8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000)
 VORBIS_KBPS = (64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 500)
 MP3_CBR_KBPS = (32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320)
 MP3_VBR_NAMES = {0: "V0 (best)", 4: "V4 (normal)", 9: "V9 (smallest)"}
@@ -283,4 +284,10 @@ def _aac_settings(quality: Any, samplerate: int, num_channels: int) -> EncoderSe
         raise ValueError(f"AAC (M4A) quality must be a bitrate from 16 to 512 kbps (got {quality!r}).")
     if num_channels > 8:
         raise ValueError(f"AAC supports at most 8 channels (got {num_channels}).")
+    if samplerate not in AAC_RATES:  # FFmpeg's encoder failed only at the first write, with its own error
+        rates = ", ".join(str(rate) for rate in AAC_RATES)
+        raise ValueError(
+            f"AAC (M4A) files can only be written at {rates} Hz (got {samplerate} Hz): resample first, e.g. with "
+            "resampled_to()."
+        )
     return EncoderSettings("m4a", "aac", f"{kbps:g} kbps", "float32", bit_rate=int(kbps * 1000))
