@@ -49,3 +49,23 @@ def test_eight_channel_aac_is_written() -> None:
     assert back.shape[0] >= 4096
     levels = np.sqrt((back[1024:3072] ** 2).mean(axis=0))  # every channel carries its tone (RMS 0.5/sqrt(2))
     assert np.all(levels > 0.2)
+
+
+def test_eight_channel_aac_reads_back_through_stompbox_each_channel_in_its_place() -> None:
+    """Reading an 8-channel file through PyAV crashed the process (its planar frames of 8 or more channels
+    list a ninth plane); now each channel comes back with its own tone, in its place."""
+    rate, n = 44100, 8192
+    t = np.arange(n) / rate
+    tones = 50.0 + 8.0 * np.arange(8)  # under 120 Hz: AAC low-passes the LFE channel (the fourth of 7.1)
+    audio = (0.5 * np.sin(2 * np.pi * tones[:, None] * t)).astype(np.float32)
+    stream = io.BytesIO()
+    with AudioFile(stream, "w", rate, 8, format="m4a") as f:
+        f.write(audio)
+    stream.seek(0)
+    with AudioFile(stream) as f:
+        assert f.num_channels == 8
+        back = f.read(f.frames)
+    assert back.shape[0] == 8 and back.shape[1] >= n - 2048 and back.flags.c_contiguous
+    window = back[:, 1024:5120] * np.hanning(4096)
+    peaks = np.argmax(np.abs(np.fft.rfft(window, 8 * 4096, axis=1)), axis=1) * rate / (8 * 4096)
+    np.testing.assert_allclose(peaks, tones, atol=3.0)  # tones 8 Hz apart: a swapped channel is 8 Hz off

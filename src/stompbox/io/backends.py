@@ -572,7 +572,13 @@ class AvDecoder(Decoder):
 
     def _new_resampler(self) -> Any:
         layout = self._stream.layout.name
-        return self._av.AudioResampler(format=self._sample_format, layout=layout, rate=int(self.samplerate))
+        return self._av.AudioResampler(format=self._output_format(), layout=layout, rate=int(self.samplerate))
+
+    def _output_format(self) -> str:
+        """The resampler's output: planar (one plane per channel, no transposition) below 8 channels, packed
+        from 8 on: PyAV's planar frames of 8 or more channels list a plane too many, and converting one to an
+        array read past its buffers (a segmentation fault)."""
+        return self._sample_format if self.num_channels < 8 else self._sample_format.rstrip("p")
 
     def _length(self) -> tuple[int, bool]:
         stream = self._stream
@@ -609,8 +615,10 @@ class AvDecoder(Decoder):
         return True
 
     def _append(self, frames: list[Any], start: int | None) -> None:
+        packed = self.num_channels >= 8  # see _output_format
         for out in frames:
-            data = out.to_ndarray().reshape(self.num_channels, -1)
+            data = out.to_ndarray()
+            data = data.reshape(-1, self.num_channels).T if packed else data.reshape(self.num_channels, -1)
             if self._scale is not None:  # integers, placed in the top bits as libsndfile gives them
                 data = np.multiply(data, self._scale, dtype=np.float32)
             else:
