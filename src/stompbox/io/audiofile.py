@@ -12,6 +12,7 @@ import numbers
 import os
 import secrets
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -30,7 +31,6 @@ from .errors import (
     NotAnAudioFileError,
     UnsupportedFormatError,
 )
-from .thread_guard import Guards
 
 MODE_ERROR = 'AudioFile instances can only be opened in read mode ("r") or write mode ("w").'
 
@@ -320,8 +320,7 @@ class ReadableAudioFile(AudioFile):
         self._path = path
         self._fileobj = file
         self._shown = path_or_file if isinstance(path_or_file, memoryview) else file  # repr: what was passed
-        self._guards = Guards()
-        self._lock = self._guards.lock
+        self._lock = threading.RLock()  # one read, seek or close at a time: a shared reader's reads are atomic
         self._closed = True
         if path is not None:
             if not os.path.exists(path):
@@ -430,7 +429,7 @@ class ReadableAudioFile(AudioFile):
     def read(self, num_frames: int | float = 0) -> np.ndarray:
         """Read up to ``num_frames`` frames as float32 ``(channels, frames)``; fewer at the end, none at EOF."""
         count = check_num_frames(num_frames)
-        with self._guards.operation:
+        with self._lock:
             self._check_open()
             return self._decoder.read(count)
 
@@ -438,7 +437,7 @@ class ReadableAudioFile(AudioFile):
         """Read frames in the file's own sample type (int8/16/32, float32/64); 24-bit files give int32 arrays
         holding 24-bit values, and compressed formats give float32."""
         count = check_num_frames(num_frames)
-        with self._guards.operation:
+        with self._lock:
             self._check_open()
             return self._decoder.read_raw(count)
 
@@ -460,7 +459,7 @@ class ReadableAudioFile(AudioFile):
             else:
                 raise TypeError(f"seek() expects a whole number of frames (got {position!r}).")
         position = int(position)
-        with self._guards.operation:
+        with self._lock:
             self._check_open()
             if position < 0:
                 raise ValueError(f"Cannot seek before start of file (position {position}).")
@@ -483,7 +482,7 @@ class ReadableAudioFile(AudioFile):
 
     def close(self) -> None:
         """Release the file; reading afterwards raises ``ClosedFileError``."""
-        with self._guards.closing:
+        with self._lock:
             if not self._closed:
                 self._closed = True
                 self._decoder.close()
@@ -602,8 +601,7 @@ class WriteableAudioFile(AudioFile):
         self._num_channels = channels
         self._frames = 0
         self._layout: str | None = None
-        self._guards = Guards(writer=True)
-        self._lock = self._guards.lock
+        self._lock = threading.RLock()
         self._path = path
         self._file = file
         target: Any = file
@@ -745,7 +743,7 @@ class WriteableAudioFile(AudioFile):
     def write(self, samples: np.ndarray) -> None:
         """Append ``samples``: ``(channels, n)``, ``(n, channels)`` or 1-D; float32/64 or int8/16/32 (ints are
         scaled by their full-scale value)."""
-        with self._guards.operation:
+        with self._lock:
             if self._closed:
                 raise ClosedFileError()
             data, quantize_as = self._frames_last(samples)
@@ -757,14 +755,14 @@ class WriteableAudioFile(AudioFile):
 
     def flush(self) -> None:
         """Push buffered data to the file (the final file appears at its path only on ``close()``)."""
-        with self._guards.operation:
+        with self._lock:
             if self._closed:
                 raise ClosedFileError()
             self._encoder.flush()
 
     def close(self) -> None:
         """Finish the file; for a path, move it into place atomically."""
-        with self._guards.closing:
+        with self._lock:
             if self._closed:
                 return
             self._closed = True

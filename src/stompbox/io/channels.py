@@ -7,11 +7,10 @@ resampling), so that they chain: ``f.resampled_to(48000).mono()``.
 from __future__ import annotations
 
 import numbers
+import threading
 from typing import Any
 
 import numpy as np
-
-from .thread_guard import Guards
 
 __all__ = ["ChannelConvertedReadableAudioFile", "WrappedReader", "convert_channels", "check_num_frames"]
 
@@ -87,7 +86,8 @@ class WrappedReader:
             raise RuntimeError("I/O operation on a closed file.")
         self._file = audio_file
         self._closed = False
-        self._guards = Guards()
+        self._lock = threading.RLock()  # as a file's: one read, seek or close at a time (the resampler's C
+        # library aborted the process when two threads drove one stream)
 
     # -- passthrough properties ---------------------------------------------------------------------------
     @property
@@ -123,7 +123,7 @@ class WrappedReader:
 
     def close(self) -> None:
         """Close this wrapper (the wrapped file stays open; close it separately)."""
-        with self._guards.closing:
+        with self._lock:
             self._closed = True
 
     def _check_open(self) -> None:
@@ -224,13 +224,13 @@ class ChannelConvertedReadableAudioFile(WrappedReader):
         """Read up to ``num_frames`` frames as float32 ``(num_channels, n)``; ``(num_channels, 0)`` at the end."""
         self._check_open()
         count = check_num_frames(num_frames)
-        with self._guards.operation:
+        with self._lock:
             return convert_channels(self._file.read(count), self._channels)
 
     def seek(self, position: int) -> None:
         """Move to frame ``position`` (sample-exact when the wrapped reader's seek is)."""
         self._check_open()
-        with self._guards.operation:
+        with self._lock:
             self._file.seek(position)
 
     def tell(self) -> int:

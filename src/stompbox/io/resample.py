@@ -138,7 +138,7 @@ class ResampledReadableAudioFile(WrappedReader):
 
     def close(self) -> None:
         """Close this reader and free its buffers (the wrapped file stays open)."""
-        with self._guards.closing:
+        with self._lock:
             self._closed = True
             self._stream = None
             self._pending = None
@@ -148,7 +148,7 @@ class ResampledReadableAudioFile(WrappedReader):
     # -- seeking ------------------------------------------------------------------------------------------
     def seek(self, position: int) -> None:
         """Move to output frame ``position`` (0 <= position <= frames); sample-exact and bounded in cost."""
-        with self._guards.operation:
+        with self._lock:
             self._seek(position)
 
     def _seek(self, position: int) -> None:
@@ -189,7 +189,7 @@ class ResampledReadableAudioFile(WrappedReader):
 
         Fewer frames come back only at the end of the stream, and ``(channels, 0)`` after it.
         """
-        with self._guards.operation:
+        with self._lock:
             return self._read(num_frames)
 
     def _read(self, num_frames: int) -> np.ndarray:
