@@ -74,8 +74,13 @@ def test_a_seek_before_the_start_of_a_file_like_is_a_failed_seek(tmp_path) -> No
     ).read_bytes()
     path = tmp_path / "damaged.aiff"
     path.write_bytes(data)
+    from stompbox.io import CorruptAudioError
+
     outcomes = []
     for source in (str(path), __import__("io").BytesIO(data)):
         with AudioFile(source) as f:
-            outcomes.append((f.num_channels, f.samplerate, f.read(f.frames + 10).shape))
-    assert outcomes[0] == outcomes[1] == (2, 16000, (2, 0))
+            header = (f.num_channels, f.samplerate, f.frames)
+            with pytest.raises(CorruptAudioError, match="ends at frame 0, before the 3200 frames") as raised:
+                f.read(f.frames + 10)  # the header declares 3200 frames and no data decodes
+            outcomes.append((header, str(raised.value)))
+    assert outcomes[0] == outcomes[1] and outcomes[0][0] == (2, 16000, 3200)

@@ -494,6 +494,22 @@ class SoundfileDecoder(Decoder):
         self._file.close()
 
 
+def _decoded_frames(container: Any, stream: Any, skipped: type[Exception] | None) -> Any:
+    """The decoded frames of ``stream``, packet by packet. In a raw stream (MP3, ADTS, AC3...), a packet the
+    decoder rejects (``skipped``) is skipped, as FFmpeg's own tools do: junk after the last frame (a Lyrics3 tag,
+    a file cut or padded by a copy) then ends the audio instead of failing the read (pedalboard reads such
+    files). A function, not a method: a generator holding its decoder would make a reference cycle, and each
+    closed reader's codec buffers would wait for the garbage collector."""
+    for packet in container.demux(stream):
+        try:
+            frames = packet.decode()
+        except Exception as exc:
+            if skipped is None or not isinstance(exc, skipped):
+                raise
+            continue
+        yield from frames
+
+
 class AvDecoder(Decoder):
     """FFmpeg through PyAV: M4A/AAC and everything libsndfile does not read; also non-seekable streams."""
 
@@ -544,18 +560,9 @@ class AvDecoder(Decoder):
         self.position = 0
 
     def _decode(self, stream: Any) -> Any:
-        """The decoded frames of ``stream``, packet by packet. In a raw stream (MP3, ADTS, AC3...), a packet the
-        decoder rejects is skipped, as FFmpeg's own tools do: junk after the last frame (a Lyrics3 tag, a file
-        cut or padded by a copy) then ends the audio instead of failing the read (pedalboard reads such files)."""
+        """The decoded frames of ``stream`` (see :func:`_decoded_frames`)."""
         skip = self.format_name in UNTIMED_FORMATS
-        for packet in self._container.demux(stream):
-            try:
-                frames = packet.decode()
-            except self._av.error.InvalidDataError:
-                if not skip:
-                    raise
-                continue
-            yield from frames
+        return _decoded_frames(self._container, stream, self._av.error.InvalidDataError if skip else None)
 
     @staticmethod
     def _integer_format(context: Any) -> tuple[str, str]:
@@ -606,13 +613,26 @@ class AvDecoder(Decoder):
                 self._eof = True
                 if frames:
                     self._append(frames, None)
-                    return True
-                return False
+                self._check_complete()
+                return bool(frames)
             start = self._frame_start(frame)
             self._append(self._resampler.resample(frame), start)
         except (self._av.error.FFmpegError, ValueError) as exc:  # damaged packets; a frame that changed format
             raise CorruptAudioError(f"Could not decode audio data: {exc}") from exc
         return True
+
+    def _check_complete(self) -> None:
+        """At the end of the data: raise if it ended well before the length the container declares (a damaged
+        header, a cut file); the read would otherwise end early without a word. The margin allows for codecs
+        whose declared length is a block or two off."""
+        if not self.exact:
+            return
+        end = self._pending_start + self._pending.shape[1]
+        if end < self.frames - max(2048, self.frames // 100):
+            raise CorruptAudioError(
+                f"The audio data ends at frame {end}, before the {self.frames} frames the file declares: the file "
+                "is truncated or damaged."
+            )
 
     def _append(self, frames: list[Any], start: int | None) -> None:
         packed = self.num_channels >= 8  # see _output_format
