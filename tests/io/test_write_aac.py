@@ -69,3 +69,17 @@ def test_eight_channel_aac_reads_back_through_stompbox_each_channel_in_its_place
     window = back[:, 1024:5120] * np.hanning(4096)
     peaks = np.argmax(np.abs(np.fft.rfft(window, 8 * 4096, axis=1)), axis=1) * rate / (8 * 4096)
     np.testing.assert_allclose(peaks, tones, atol=3.0)  # tones 8 Hz apart: a swapped channel is 8 Hz off
+
+
+@pytest.mark.parametrize("rate", [16000, 44100, 48000])
+@pytest.mark.parametrize("frames", [1000, 5000, 22050, 48000, 123457])
+def test_aac_keeps_the_exact_length_written(rate: int, frames: int) -> None:
+    """The edit list that hides the encoder's priming and padding counted in milliseconds (the MP4 movie's
+    default time scale): 48000 frames at 44.1 kHz came back as 47981, 1000 as 970. It counts in samples now."""
+    stream = io.BytesIO()
+    with AudioFile(stream, "w", rate, 1, format="m4a") as f:
+        f.write(np.zeros((1, frames), np.float32))
+    stream.seek(0)
+    with AudioFile(stream) as f:
+        assert f.frames == frames and f.exact_duration_known
+        assert f.read(frames + 100).shape == (1, frames)

@@ -1124,7 +1124,9 @@ class AvEncoder(Encoder):
 
         self._av = av
         try:
-            self._container = av.open(target, "w", format="ipod")
+            # the edit list that trims the encoder's priming and padding counts in the movie's time scale, 1/1000 s
+            # by default: lengths came back up to 30 frames off; in samples they are exact
+            self._container = av.open(target, "w", format="ipod", options={"movie_timescale": str(samplerate)})
             self._stream = self._container.add_stream("aac", rate=samplerate)
             self._stream.bit_rate = settings.bit_rate
             layouts = {1: "mono", 2: "stereo", 3: "2.1", 4: "quad", 5: "5.0", 6: "5.1", 7: "6.1", 8: "7.1"}
