@@ -83,3 +83,25 @@ def test_aac_keeps_the_exact_length_written(rate: int, frames: int) -> None:
     with AudioFile(stream) as f:
         assert f.frames == frames and f.exact_duration_known
         assert f.read(frames + 100).shape == (1, frames)
+
+
+@pytest.mark.parametrize("channels", [3, 4, 5, 7])
+def test_aac_without_a_surround_layout_keeps_every_channel_full_band(channels: int) -> None:
+    """3 and 7 channels were written as 2.1 and 6.1, whose low-frequency channel the encoder cuts to 120 Hz:
+    the third (or fourth) channel of any 3- or 7-channel audio lost its content. Now only 5.1 and 7.1 (6 and 8
+    channels, WAV's defaults too) have a low-frequency channel."""
+    rate, n = 48000, 48000
+    t = np.arange(n) / rate
+    tones = 300.0 + 170.0 * np.arange(channels)
+    audio = (0.3 * np.sin(2 * np.pi * tones[:, None] * t)).astype(np.float32)
+    stream = io.BytesIO()
+    with AudioFile(stream, "w", rate, channels, format="m4a") as f:
+        f.write(audio)
+    stream.seek(0)
+    with AudioFile(stream) as f:
+        back = f.read(f.frames)
+    middle = back[:, 4800:43200]
+    peaks = np.argmax(np.abs(np.fft.rfft(middle, axis=1)), axis=1) * rate / middle.shape[1]
+    np.testing.assert_allclose(peaks, tones, atol=2.0)
+    levels = np.sqrt((middle**2).mean(axis=1))
+    assert np.all(levels > 0.15)  # about 0.21 each (a channel cut to 120 Hz keeps nothing of these tones)

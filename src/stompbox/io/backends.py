@@ -1129,7 +1129,10 @@ class AvEncoder(Encoder):
             self._container = av.open(target, "w", format="ipod", options={"movie_timescale": str(samplerate)})
             self._stream = self._container.add_stream("aac", rate=samplerate)
             self._stream.bit_rate = settings.bit_rate
-            layouts = {1: "mono", 2: "stereo", 3: "2.1", 4: "quad", 5: "5.0", 6: "5.1", 7: "6.1", 8: "7.1"}
+            # WAV's defaults: a low-frequency channel only in 5.1 and 7.1 (the fourth channel), which the encoder
+            # low-passes; three or seven channels are not surround layouts with one (2.1 and 6.1 cut the third or
+            # fourth channel of any 3- or 7-channel audio to 120 Hz)
+            layouts = {1: "mono", 2: "stereo", 3: "3.0", 4: "quad", 5: "5.0", 6: "5.1", 7: "7.0", 8: "7.1"}
             self._stream.layout = layouts[num_channels]
         except (av.error.FFmpegError, ValueError, KeyError) as exc:
             raise ValueError(f"Unable to create M4A writer: {exc}") from exc
