@@ -133,3 +133,53 @@ def test_entry_point_in_a_subprocess(tmp_path):
     assert done.returncode == 2 and "usage:" in done.stderr
     done = subprocess.run([*cmd, "effects"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "Reverb" in done.stdout and "room_size" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("extension", "rate", "stored"),
+    [
+        (".opus", 44100, 48000),
+        (".opus", 96000, 48000),
+        (".opus", 11025, 12000),
+        (".opus", 16000, 16000),
+        (".mp3", 96000, 48000),
+        (".mp3", 44100, 44100),
+        (".m4a", 7000, 7350),
+        (".aac", 192000, 96000),
+        (".wav", 12345, 12345),
+        (".flac", 192000, 192000),
+        (".xyz", 44100, 44100),
+    ],
+)
+def test_storable_rate_is_the_lowest_rate_above_or_else_the_highest(extension, rate, stored):
+    from stompbox.io.formats import storable_rate
+
+    assert storable_rate(extension, rate) == stored
+
+
+def test_a_format_that_cannot_store_the_input_rate_gets_the_nearest_one_with_a_note(tmp_path, tone_wav, capsys):
+    """Opus stores only 8-48 kHz in five steps: a 44.1 kHz input is resampled to 48 kHz, as FFmpeg does, with a
+    note (not an error); an explicit --samplerate is obeyed without one; the library's process_file does the
+    same."""
+    from stompbox.io import AudioFile
+
+    out = str(tmp_path / "tone.opus")
+    assert main(["convert", tone_wav, out]) == 0
+    assert "cannot store 44100 Hz: resampled to 48000 Hz" in capsys.readouterr().err
+    with AudioFile(out) as f:
+        assert f.samplerate == 48000 and abs(f.frames - 48000) <= 1
+        audio = f.read(f.frames)
+    spectrum = np.abs(np.fft.rfft(audio[0, 4800:43200]))
+    assert abs(np.argmax(spectrum) * 48000 / 38400 - 440) <= 2  # the tone is still 440 Hz
+    assert main(["convert", tone_wav, out, "--samplerate", "16000"]) == 0
+    assert "note" not in capsys.readouterr().err
+    with AudioFile(out) as f:
+        assert f.samplerate == 16000
+    assert main(["render", tone_wav, out, "gain", "gain_db=-6", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+    from stompbox.batch import process_file
+
+    _, frames_out = process_file(tone_wav, str(tmp_path / "lib.opus"), [])
+    assert frames_out == 48000
+    with AudioFile(str(tmp_path / "lib.opus")) as f:
+        assert f.samplerate == 48000

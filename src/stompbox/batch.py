@@ -81,6 +81,39 @@ def default_bit_depth(file_dtype: str, out_path: str | os.PathLike[str]) -> int:
     return bits
 
 
+def conform_reader(
+    reader: Any,
+    out_path: str | os.PathLike[str],
+    samplerate: float | None = None,
+    num_channels: int | None = None,
+    resample_quality: Any = None,
+) -> tuple[Any, int, str | None]:
+    """``reader`` as ``out_path`` will be written: at ``samplerate`` and with ``num_channels`` when given (a
+    streaming resampler and channel mixer), and otherwise at a rate the output's format can store: Opus, MP3
+    and AAC take only a few rates, and an input at another one is resampled to the nearest of them (the lowest
+    above it, e.g. 44.1 kHz to 48 kHz for Opus), as FFmpeg does.
+
+    Returns the reader, the output rate (an int) and, when the rate was changed without being asked, a one-line
+    note saying so (None otherwise). Raises ``ValueError`` for a fractional output rate.
+    """
+    from .io.formats import storable_rate
+
+    note = None
+    if samplerate is None:
+        samplerate = storable_rate(os.path.splitext(os.fspath(out_path))[1], reader.samplerate)
+        if samplerate != reader.samplerate:
+            kind = os.path.splitext(os.fspath(out_path))[1].lstrip(".").upper()
+            note = f"{kind} cannot store {reader.samplerate:g} Hz: resampled to {samplerate:g} Hz"
+    if samplerate != reader.samplerate:
+        reader = reader.resampled_to(samplerate, resample_quality)
+    if num_channels is not None and num_channels != reader.num_channels:
+        reader = reader.with_channels(num_channels)
+    rate = reader.samplerate
+    if not float(rate).is_integer():
+        raise ValueError(f"cannot write a fractional sample rate ({rate} Hz); give samplerate")
+    return reader, int(rate), note
+
+
 def stream_through(
     plugin: Plugin,
     reader: Any,
@@ -197,7 +230,8 @@ def process_file(
         Seconds of silence rendered after the input so effects ring out (>= 0), or ``"auto"``: until the
         output falls silent (at most 60 s; see :func:`stompbox.render.render`). None: no tail.
     samplerate : float, optional
-        Output sample rate in Hz; the input is resampled (streaming) before the effects.
+        Output sample rate in Hz; the input is resampled (streaming) before the effects. By default the
+        input's, or the nearest rate the output's format can store (see :func:`conform_reader`).
     num_channels : int, optional
         Output channel count; the input is mixed down or up before the effects.
     bit_depth : int, optional
@@ -220,17 +254,10 @@ def process_file(
     if tail is not None and tail != "auto" and not 0 <= float(tail) < float("inf"):
         raise ValueError(f"tail must be 'auto' or a finite number of seconds >= 0 (got {tail!r})")
     with AudioFile(os.fspath(input_path)) as source:
-        reader = source
-        if samplerate is not None and samplerate != reader.samplerate:
-            reader = reader.resampled_to(samplerate)
-        if num_channels is not None and num_channels != reader.num_channels:
-            reader = reader.with_channels(num_channels)
-        rate = reader.samplerate
-        if not float(rate).is_integer():
-            raise ValueError(f"cannot write a fractional sample rate ({rate} Hz); give samplerate")
+        reader, rate, _ = conform_reader(source, output_path, samplerate, num_channels)
         bits = bit_depth or default_bit_depth(source.file_dtype, output_path)
         with atomic_output(output_path) as temporary:
-            with AudioFile(temporary, "w", int(rate), reader.num_channels, bit_depth=bits, quality=quality) as out:
+            with AudioFile(temporary, "w", rate, reader.num_channels, bit_depth=bits, quality=quality) as out:
                 counts = stream_through(
                     plugin,
                     reader,

@@ -100,3 +100,19 @@ class ArraySource:
         from ..io.channels import WrappedReader
 
         return WrappedReader.with_channels(self, num_channels)  # type: ignore[arg-type]
+
+
+def conform(
+    reader: Any, out_path: str, samplerate: float | None, channels: int | None, quality: Any, quiet: bool
+) -> tuple[Any, int]:
+    """:func:`stompbox.batch.conform_reader` for a command: a note on stderr when the output's format made it
+    change the rate (unless ``quiet``), a :class:`CLIError` for a fractional rate."""
+    from ..batch import conform_reader
+
+    try:
+        reader, rate, note = conform_reader(reader, out_path, samplerate, channels, quality)
+    except ValueError as error:
+        raise CLIError(str(error).replace("give samplerate", "pass --samplerate")) from error
+    if note and not quiet:
+        print(f"stompbox: note: {note}", file=sys.stderr)
+    return reader, rate

@@ -6,7 +6,7 @@ import argparse
 import os
 from typing import Any
 
-from .common import ArraySource, CLIError, open_reader, show_progress
+from .common import ArraySource, CLIError, conform, open_reader, show_progress
 
 _CHUNK = 1 << 15  # frames per block (libvorbis is only safe with writes of <= 64k frames)
 _LOSSY = {".mp3", ".ogg", ".oga", ".opus", ".m4a", ".mp4", ".aac"}
@@ -109,16 +109,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         source = open_reader(in_path)
     with source:
-        reader = source
-        if args.samplerate is not None and args.samplerate != reader.samplerate:
-            reader = reader.resampled_to(args.samplerate, quality)
-        if args.channels is not None and args.channels != reader.num_channels:
-            reader = reader.with_channels(args.channels)
-        rate = reader.samplerate
-        if not float(rate).is_integer():
-            raise CLIError(f"cannot write a fractional sample rate ({rate} Hz); pass --samplerate")
+        reader, rate = conform(source, out_path, args.samplerate, args.channels, quality, args.quiet)
         bit_depth = args.bit_depth or _default_bit_depth(source.file_dtype, out_path)
-        _write(reader, out_path, int(rate), bit_depth, args.quality, args.quiet)
+        _write(reader, out_path, rate, bit_depth, args.quality, args.quiet)
     return 0
 
 

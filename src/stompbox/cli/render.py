@@ -20,7 +20,7 @@ import tempfile
 import textwrap
 from typing import Any
 
-from .common import CLIError, open_reader
+from .common import CLIError, conform, open_reader
 from .convert import _positive_int, _positive_rate
 from .grammar import GrammarError, parse_effects
 
@@ -211,14 +211,7 @@ def run(args: argparse.Namespace) -> int:
             if not os.path.isdir(parent):
                 raise CLIError(f"{out_path}: folder {parent} does not exist")
         with open_reader(source_path) as source:
-            reader = source
-            if args.samplerate is not None and args.samplerate != reader.samplerate:
-                reader = reader.resampled_to(args.samplerate)
-            if args.channels is not None and args.channels != reader.num_channels:
-                reader = reader.with_channels(args.channels)
-            rate = reader.samplerate
-            if not float(rate).is_integer():
-                raise CLIError(f"cannot write a fractional sample rate ({rate} Hz); pass --samplerate")
+            reader, rate = conform(source, target, args.samplerate, args.channels, None, args.quiet)
             tail_frames = 0 if args.tail == "auto" else int(round(float(args.tail) * rate))
             bits = args.bit_depth or default_bit_depth(source.file_dtype, target)
             bar = None

@@ -45,6 +45,21 @@ MP3_VBR_NAMES = {0: "V0 (best)", 4: "V4 (normal)", 9: "V9 (smallest)"}
 FLAC_NAMES = {0: "0 (Fastest)", 5: "5 (Default)", 8: "8 (Highest quality)"}
 
 
+#: the only sample rates some formats can store (the others take any rate)
+RATES_OF_FORMAT = {"opus": OPUS_RATES, "mp3": MP3_RATES, "m4a": AAC_RATES}
+
+
+def storable_rate(extension: str, rate: float) -> float:
+    """``rate``, or, when the format of ``extension`` cannot store it (Opus, MP3 and AAC take only a few rates),
+    the nearest rate it can: the lowest above ``rate`` (nothing is lost), else the highest. An unknown
+    extension gives ``rate``."""
+    rates = RATES_OF_FORMAT.get(WRITE_EXTENSIONS.get(extension.lower(), ""))
+    if rates is None or rate in rates:
+        return rate
+    above = [r for r in rates if r >= rate]
+    return min(above) if above else max(rates)
+
+
 def format_for_extension(extension: str) -> str:
     key = WRITE_EXTENSIONS.get(extension.lower())
     if key is None:
