@@ -92,8 +92,8 @@ def read_ahead(previous: int, n: int, limit: int) -> int:
 
 
 def _peek(source: Any, size: int, start: int = 0, from_end: bool = False) -> bytes:
-    """Up to ``size`` bytes of a path or a seekable file-like, from byte ``start`` (or its last ``size`` bytes,
-    never before ``start``); a file-like is left where it was."""
+    """Up to ``size`` bytes (-1: all) of a path or a seekable file-like, from byte ``start`` (or its last
+    ``size`` bytes, never before ``start``); a file-like is left where it was."""
     if isinstance(source, str):
         with open(source, "rb") as handle:
             return _peek(handle, size, start, from_end)
@@ -154,6 +154,7 @@ class SoundfileDecoder(Decoder):
         self.exact = True
         if self.format_name == "MP3":
             self.exact = self._mp3_tagged(source)
+        self._estimate = self.frames  # the length libsndfile declared at open
         self._compressed = self.format_name in ("MP3", "OGG") or self.subtype in ("VORBIS", "OPUS", "MPEG_LAYER_III")
         # Long reads from a path decode in two threads where the decoder is the bottleneck (MP3 is fast enough).
         self._parallel = self.format_name == "FLAC" or self.subtype in ("VORBIS", "OPUS")
@@ -220,6 +221,24 @@ class SoundfileDecoder(Decoder):
             raise sf.LibsndfileError(code, "Error reading audio data: ")
         return out if got == n else out[:got]
 
+    def _damage_in_the_middle(self) -> bool:
+        """Whether mpg123 failed on damage with valid MP3 frames after it, rather than on junk after the last
+        frame (see :mod:`stompbox.io.mp3_frames`). Reads the file's bytes, once, on this failure path only."""
+        from .mp3_frames import audio_resumes_after_damage
+
+        source = self._path if self._path is not None else self._trap._file  # type: ignore[union-attr]
+        try:
+            data = _peek(source, -1, start=self._origin)  # -1: to the end
+        except (OSError, AttributeError, ValueError):
+            return False
+        return audio_resumes_after_damage(data)
+
+    def _damaged(self) -> CorruptAudioError:
+        return CorruptAudioError(
+            f"Could not decode audio data: the MP3 is damaged after frame {self.position}, and valid audio follows "
+            "the damage (stompbox does not skip it without a word)."
+        )
+
     def _read_to_junk(self, n: int, dtype: str) -> np.ndarray:
         """Up to ``n`` frames from ``position`` up to where mpg123 gave up on junk after an MP3's last frame (a
         Lyrics3 tag, appended bytes): the audio ends there, as in pedalboard. libsndfile drops what a failing
@@ -252,6 +271,8 @@ class SoundfileDecoder(Decoder):
             try:
                 data = self._read_frames(n, dtype)
             except _TrailingJunk:
+                if self._damage_in_the_middle():
+                    raise self._damaged() from None
                 data = self._read_to_junk(n, dtype)
         except (self._sf.LibsndfileError, RuntimeError) as exc:
             self._check_source()
@@ -259,6 +280,11 @@ class SoundfileDecoder(Decoder):
         self._check_source()
         got = data.shape[0]
         self.position += got
+        if got < n and self.format_name == "MP3" and not self.exact and self.position < 0.99 * self._estimate:
+            # a tagless MP3 ending well before its estimated length: junk after its last frame, or damage that
+            # mpg123 gave up on with audio after it (which must not end the file without a word)
+            if self._damage_in_the_middle():
+                raise self._damaged()
         if got < n and self.position < self.frames - self._length_slack():
             # The header states the exact length: data that ends before it is a truncated file.
             raise CorruptAudioError(
