@@ -100,9 +100,10 @@ def conform_reader(
 
     note = None
     if samplerate is None:
-        samplerate = storable_rate(os.path.splitext(os.fspath(out_path))[1], reader.samplerate)
+        extension = os.path.splitext(os.fspath(out_path))[1]
+        samplerate = storable_rate(extension, reader.samplerate)
         if samplerate != reader.samplerate:
-            kind = os.path.splitext(os.fspath(out_path))[1].lstrip(".").upper()
+            kind = extension.lstrip(".").upper()
             note = f"{kind} cannot store {reader.samplerate:g} Hz: resampled to {samplerate:g} Hz"
     if samplerate != reader.samplerate:
         reader = reader.resampled_to(samplerate, resample_quality)

@@ -9,8 +9,6 @@ from typing import Any
 from .common import ArraySource, CLIError, conform, open_reader, show_progress
 
 _CHUNK = 1 << 15  # frames per block (libvorbis is only safe with writes of <= 64k frames)
-_LOSSY = {".mp3", ".ogg", ".oga", ".opus", ".m4a", ".mp4", ".aac"}
-_BITS = {"int8": 8, "int16": 16, "int24": 24, "int32": 32, "float32": 32, "float64": 32}
 
 
 def register(sub: Any) -> None:
@@ -72,19 +70,8 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _default_bit_depth(file_dtype: str, out_path: str) -> int:
-    ext = os.path.splitext(out_path)[1].lower()
-    if ext in _LOSSY:
-        return 16
-    bits = _BITS.get(str(file_dtype), 16)
-    if ext == ".flac":
-        return 24 if bits > 16 else 16
-    if ext in (".aif", ".aiff") and bits > 24:
-        return 24
-    return bits
-
-
 def run(args: argparse.Namespace) -> int:
+    from ..batch import default_bit_depth
     from ..io.quality import coerce_quality
 
     if args.example:
@@ -110,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         source = open_reader(in_path)
     with source:
         reader, rate = conform(source, out_path, args.samplerate, args.channels, quality, args.quiet)
-        bit_depth = args.bit_depth or _default_bit_depth(source.file_dtype, out_path)
+        bit_depth = args.bit_depth or default_bit_depth(source.file_dtype, out_path)
         _write(reader, out_path, rate, bit_depth, args.quality, args.quiet)
     return 0
 

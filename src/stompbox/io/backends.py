@@ -91,19 +91,19 @@ def read_ahead(previous: int, n: int, limit: int) -> int:
     return min(limit, 2 * previous if previous else max(4 * n, 8192))
 
 
-def _peek(source: Any, size: int, start: int = 0, from_end: bool = False) -> bytes:
-    """Up to ``size`` bytes (-1: all) of a path or a seekable file-like, from byte ``start`` (or its last
-    ``size`` bytes, never before ``start``); a file-like is left where it was."""
+def _peek(source: Any, size: int, from_end: bool = False) -> bytes:
+    """Up to ``size`` bytes (-1: all) of a path or a seekable file-like, from its start (or its last ``size``
+    bytes); a file-like is left where it was."""
     if isinstance(source, str):
         with open(source, "rb") as handle:
-            return _peek(handle, size, start, from_end)
+            return _peek(handle, size, from_end)
     here = source.tell()
     try:
         if from_end:
             source.seek(0, io.SEEK_END)
-            source.seek(max(start, source.tell() - size))
+            source.seek(max(0, source.tell() - size))
         else:
-            source.seek(start)
+            source.seek(0)
         return bytes(source.read(size))
     finally:
         source.seek(here)
@@ -134,7 +134,6 @@ class SoundfileDecoder(Decoder):
         # like the end of the file): the trap keeps the first one, and it is raised from here.
         self._trap = _WriteErrorTrap(source) if not isinstance(source, str) else None
         self._path = source if isinstance(source, str) else None
-        self._origin = source.tell() if self._trap is not None else 0  # where the file-like's audio data starts
         try:
             self._file = sf.SoundFile(self._trap if self._trap is not None else source, "r")
         except (sf.LibsndfileError, RuntimeError, TypeError) as exc:
@@ -155,6 +154,7 @@ class SoundfileDecoder(Decoder):
         if self.format_name == "MP3":
             self.exact = self._mp3_tagged(source)
         self._estimate = self.frames  # the length libsndfile declared at open
+        self._damage: bool | None = None  # MP3: valid frames after a place mpg123 failed on (None: not asked yet)
         self._compressed = self.format_name in ("MP3", "OGG") or self.subtype in ("VORBIS", "OPUS", "MPEG_LAYER_III")
         # Long reads from a path decode in two threads where the decoder is the bottleneck (MP3 is fast enough).
         self._parallel = self.format_name == "FLAC" or self.subtype in ("VORBIS", "OPUS")
@@ -223,15 +223,18 @@ class SoundfileDecoder(Decoder):
 
     def _damage_in_the_middle(self) -> bool:
         """Whether mpg123 failed on damage with valid MP3 frames after it, rather than on junk after the last
-        frame (see :mod:`stompbox.io.mp3_frames`). Reads the file's bytes, once, on this failure path only."""
-        from .mp3_frames import audio_resumes_after_damage
+        frame (see :mod:`stompbox.io.mp3_frames`). Reads the file's bytes on this failure path only, and once:
+        the answer is kept (a read that meets junk asks, and so does the short read that follows)."""
+        if self._damage is None:
+            from .mp3_frames import audio_resumes_after_damage
 
-        source = self._path if self._path is not None else self._trap._file  # type: ignore[union-attr]
-        try:
-            data = _peek(source, -1, start=self._origin)  # -1: to the end
-        except (OSError, AttributeError, ValueError):
-            return False
-        return audio_resumes_after_damage(data)
+            source = self._path if self._path is not None else self._trap._file  # type: ignore[union-attr]
+            try:
+                data = _peek(source, -1)  # -1: to the end (a file-like's audio starts at 0: AudioFile rebases it)
+            except (OSError, AttributeError, ValueError):
+                data = b""
+            self._damage = audio_resumes_after_damage(data)
+        return self._damage
 
     def _damaged(self) -> CorruptAudioError:
         return CorruptAudioError(
@@ -510,7 +513,7 @@ class SoundfileDecoder(Decoder):
             span = None
             try:
                 source = self._path if self._path is not None else self._trap._file  # type: ignore[union-attr]
-                span = last_page_span(_peek(source, 2 * MAX_PAGE, start=self._origin, from_end=True))
+                span = last_page_span(_peek(source, 2 * MAX_PAGE, from_end=True))
             except (OSError, ValueError, AttributeError, TypeError, IndexError):
                 span = None
             self._last_page_start = -1 if span is None else max(0, self.frames - span)
@@ -520,7 +523,7 @@ class SoundfileDecoder(Decoder):
         self._file.close()
 
 
-def _decoded_frames(container: Any, stream: Any, skipped: type[Exception] | None) -> Any:
+def _decoded_frames(container: Any, stream: Any, skipped: tuple[type[Exception], ...]) -> Any:
     """The decoded frames of ``stream``, packet by packet. In a raw stream (MP3, ADTS, AC3...), a packet the
     decoder rejects (``skipped``) is skipped, as FFmpeg's own tools do: junk after the last frame (a Lyrics3 tag,
     a file cut or padded by a copy) then ends the audio instead of failing the read (pedalboard reads such
@@ -529,9 +532,7 @@ def _decoded_frames(container: Any, stream: Any, skipped: type[Exception] | None
     for packet in container.demux(stream):
         try:
             frames = packet.decode()
-        except Exception as exc:
-            if skipped is None or not isinstance(exc, skipped):
-                raise
+        except skipped:  # () for the other formats: nothing is skipped
             continue
         yield from frames
 
@@ -588,7 +589,7 @@ class AvDecoder(Decoder):
     def _decode(self, stream: Any) -> Any:
         """The decoded frames of ``stream`` (see :func:`_decoded_frames`)."""
         skip = self.format_name in UNTIMED_FORMATS
-        return _decoded_frames(self._container, stream, self._av.error.InvalidDataError if skip else None)
+        return _decoded_frames(self._container, stream, (self._av.error.InvalidDataError,) if skip else ())
 
     @staticmethod
     def _integer_format(context: Any) -> tuple[str, str]:
