@@ -34,6 +34,9 @@ BROKEN_UPSTREAM = {
 #: non-finite block in ~10 runs of this file): tolerated, not required to pass
 UNINITIALISED = {
     "http://plugin.org.uk/swh-plugins/harmonicGen": "swh-lv2 harmonicGen: occasional non-finite output",
+    # its instantiate() mallocs the two filter-state floats and its activate() is empty (read from the machine
+    # code): the first run() starts from whatever the heap held, and a NaN there stays in the channel for ever
+    "http://plugin.org.uk/swh-plugins/dcRemove": "swh-lv2 dcRemove: filter state never initialised",
 }
 ZAMCOMP = "/usr/lib/lv2/ZamComp.lv2"
 needs_zam = pytest.mark.skipif(not os.path.isdir(ZAMCOMP), reason="zam-plugins not installed")
