@@ -1,7 +1,8 @@
 """Kernels loaded from Numba's cache without its full target set-up (``stompbox.core.jit._fast_cache_load``).
 
 A fresh interpreter with a warm cache runs every built-in effect (default parameters, mono and stereo, a few
-modes, automated parameters), the loudness meter and the compiled PCM conversions. With the fast load (the
+modes, automated parameters), the loudness meter, the compiled PCM conversions and a hosted VST3
+(when zam-plugins are installed). With the fast load (the
 default) the process must never set up Numba's whole compilation target, and every output must equal, bit for
 bit, the same script's with ``STOMPBOX_NUMBA_FAST_LOAD=0`` (Numba's own way). Machine code linked against a
 symbol the fast load did not register would crash here, not in a user's process.
@@ -71,6 +72,11 @@ for subtype in (16, 24, 32):
     with AudioFile(buffer) as f:
         back = f.read(f.frames)
     out[f"wav{subtype}"] = float(np.sum(np.abs(back.astype(np.float64)))), back.shape
+import os
+if os.path.isdir("/usr/lib/vst3/ZamCompX2.vst3"):  # a hosted VST3 runs its blocks through a compiled kernel
+    plugin = sb.load_plugin("/usr/lib/vst3/ZamCompX2.vst3")
+    y = plugin(stereo, SR)
+    out["vst3"] = float(np.sum(np.abs(y.astype(np.float64)))), y.shape
 refreshed = "numba.np.polynomial.polynomial_core" in sys.modules  # imported only by the target's set-up
 print(json.dumps({"refreshed": refreshed, "out": out}))
 """
