@@ -1102,6 +1102,8 @@ class SoundfileEncoder(Encoder):
         self._written = 0
         # libsndfile writes nothing at all for a FLAC or MP3 file without frames, and an unreadable Opus file.
         self._needs_a_frame = fmt in ("FLAC", "MP3") or settings.subtype == "OPUS"
+        self._flac = fmt == "FLAC"
+        self._path = target if isinstance(target, str) else None
 
     def _check_target(self) -> None:
         if self._trap is not None and self._trap.error is not None:
@@ -1138,9 +1140,25 @@ class SoundfileEncoder(Encoder):
             self._sndfile(self._file.close)
             if self._pages is not None:
                 self._pages.finish()
+            if self._flac:
+                self._add_seektable()
         finally:
             if self._owned is not None:
                 self._owned.close()
+
+    def _add_seektable(self) -> None:
+        """Give the finished FLAC file a seek table (:mod:`stompbox.io.flac_seektable`). A file-like that cannot
+        be read back keeps the file as libsndfile wrote it; a failure while moving the data is a failed write
+        (the file-like's own exception; for a path, :class:`AudioWriteError`)."""
+        from .flac_seektable import add_to_path, add_to_stream
+
+        if self._path is not None:
+            try:
+                add_to_path(self._path)
+            except OSError as exc:
+                raise AudioWriteError(f"Unable to write data to audio file: {exc}") from exc
+        elif self._trap is not None and self._trap.error is None:
+            self._trap._end = add_to_stream(self._trap._file, self._trap._origin, self._trap._end)
 
 
 class AvEncoder(Encoder):
