@@ -1,14 +1,15 @@
 """Batch throughput: files per second through one chain, serial vs process pools vs thread pools.
 
 Usage:
-    python bench/batch.py [--files 200] [--seconds 2] [--repeat 2] [--chain talk|light]
+    python bench/batch.py [--files 200] [--seconds 2] [--repeat 2] [--chain talk|light] [--format flac]
 
 A folder of --files stereo 44.1 kHz 16-bit WAV files (slices of the synthesised example music, --seconds each)
 is written once; then each configuration renders all of them through the chain with
-``stompbox.batch.process_files`` into a fresh folder, best of --repeat. Configurations: in-process serial
-(``jobs=1``), a process pool of 1 and of 2 workers, a thread pool of 2 (the Numba kernels release the GIL).
-The outputs of every configuration are checked to be byte-identical to the serial ones. Figures: files/s and
-the speed-up over the 1-process pool. The machine is shared and noisy: quote the ratios.
+``stompbox.batch.process_files`` into a fresh folder (as WAV, or in --format), best of --repeat.
+Configurations: in-process serial (``jobs=1``), a process pool of 1 and of 2 workers, a thread pool of 2 (the
+Numba kernels release the GIL). The outputs of every configuration are checked to be byte-identical to the
+serial ones. Figures: files/s and the speed-up over the 1-process pool. The machine is shared and noisy: quote
+the ratios.
 
 Then the command line end to end, as a user runs it: ``python -m stompbox batch IN OUT --chain FILE --jobs N`` for
 N = 1 and 2 (alternating, best of --repeat), with the wall time of the whole command (interpreter start-up,
@@ -66,33 +67,35 @@ def make_files(folder: str, count: int, seconds: float) -> list[str]:
     return find_audio_files(folder)
 
 
-def run(inputs, out, chain, config: str) -> float:
+def run(inputs, out, chain, config: str, extension: str | None = None) -> float:
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     start = time.perf_counter()
     if config == "serial":
-        report = process_files(inputs, out, chain, jobs=1)
+        report = process_files(inputs, out, chain, jobs=1, extension=extension)
     elif config.startswith("processes"):
         workers = int(config.split("x")[1])
         with concurrent.futures.ProcessPoolExecutor(workers) as pool:
             # warm the workers (imports, Numba cache loads) so the figure is steady-state throughput
             list(pool.map(_warm, [chain.to_dict()] * workers))
             start = time.perf_counter()
-            report = process_files(inputs, out, chain, pool)
+            report = process_files(inputs, out, chain, pool, extension=extension)
     else:
         workers = int(config.split("x")[1])
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            report = process_files(inputs, out, chain, pool)
+            report = process_files(inputs, out, chain, pool, extension=extension)
     seconds = time.perf_counter() - start
     if report.failed:
         raise RuntimeError(f"{config}: {report.failed[0].input}: {report.failed[0].error}")
     return seconds
 
 
-def run_cli(in_dir: str, out: str, chain_file: str, jobs: int) -> tuple[float, float]:
+def run_cli(in_dir: str, out: str, chain_file: str, jobs: int, extension: str | None = None) -> tuple[float, float]:
     """Wall time of ``stompbox batch`` in a fresh interpreter, and the processing time it reports."""
     shutil.rmtree(out, ignore_errors=True)
     command = [sys.executable, "-m", "stompbox", "batch", in_dir, out, "--chain", chain_file, "--jobs", str(jobs)]
+    if extension:
+        command += ["--format", extension]
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     wall = time.perf_counter() - start
@@ -114,6 +117,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--chain", choices=("talk", "light"), default="talk")
+    parser.add_argument("--format", default=None, help="output format (default: WAV, as the inputs)")
     args = parser.parse_args()
     chain = make_chain(args.chain)
     _warm(chain.to_dict())  # this process's kernels, for the serial run
@@ -125,13 +129,15 @@ def main() -> None:
         results = {}
         for config in configs:
             out = os.path.join(tmp, config.replace(" ", ""))
-            results[config] = min(run(inputs, out, chain, config) for _ in range(args.repeat))
+            results[config] = min(run(inputs, out, chain, config, args.format) for _ in range(args.repeat))
         chain_file = os.path.join(tmp, "chain.json")
         chain.save(chain_file)
         cli: dict[int, tuple[float, float]] = {}
         for _ in range(args.repeat):
             for jobs in (1, 2):
-                wall, busy = run_cli(os.path.join(tmp, "in"), os.path.join(tmp, f"cli{jobs}"), chain_file, jobs)
+                wall, busy = run_cli(
+                    os.path.join(tmp, "in"), os.path.join(tmp, f"cli{jobs}"), chain_file, jobs, args.format
+                )
                 best = cli.get(jobs, (float("inf"), float("inf")))
                 cli[jobs] = (min(best[0], wall), min(best[1], busy))
         reference = os.path.join(tmp, "serial")
@@ -140,7 +146,10 @@ def main() -> None:
             names = sorted(os.listdir(reference))
             _, mismatch, errors = filecmp.cmpfiles(reference, other, names, shallow=False)
             assert not mismatch and not errors, f"{config}: outputs differ from serial: {mismatch[:3]}"
-    print(f"{args.files} files x {args.seconds:g} s stereo, chain '{args.chain}', {os.cpu_count()} CPUs")
+    print(
+        f"{args.files} files x {args.seconds:g} s stereo, chain '{args.chain}', to {args.format or 'wav'}, "
+        f"{os.cpu_count()} CPUs"
+    )
     print(f"{'configuration':<14} {'files/s':>8} {'x realtime':>11} {'vs 1 process':>13}")
     base = results["processes x1"]
     for config, seconds in results.items():

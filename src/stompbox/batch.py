@@ -218,6 +218,7 @@ def process_file(
     quality: Any = None,
     block_frames: int = BLOCK_FRAMES,
     progress: Callable[[int], Any] | None = None,
+    write_behind: bool = True,
 ) -> tuple[int, int]:
     """Render one file through ``chain`` into ``output_path`` (format from its extension), atomically.
 
@@ -243,6 +244,10 @@ def process_file(
         Frames per block (memory is proportional to it).
     progress : callable, optional
         Called with the number of input frames consumed after each block.
+    write_behind : bool
+        Encode a compressed output (FLAC, MP3, Ogg, Opus, M4A) on a second thread while the next block is
+        processed (see :mod:`stompbox.io.write_behind`): faster when a core is free. :func:`process_files`
+        turns it off when its workers already keep every core busy.
 
     Returns
     -------
@@ -250,6 +255,7 @@ def process_file(
         Frames read and frames written.
     """
     from .io import AudioFile
+    from .io.write_behind import behind
 
     plugin = _as_plugin(chain)
     if tail is not None and tail != "auto" and not 0 <= float(tail) < float("inf"):
@@ -258,11 +264,14 @@ def process_file(
         reader, rate, _ = conform_reader(source, output_path, samplerate, num_channels)
         bits = bit_depth or default_bit_depth(source.file_dtype, output_path)
         with atomic_output(output_path) as temporary:
-            with AudioFile(temporary, "w", rate, reader.num_channels, bit_depth=bits, quality=quality) as out:
+            with (
+                AudioFile(temporary, "w", rate, reader.num_channels, bit_depth=bits, quality=quality) as out,
+                behind(out, write_behind) as write,
+            ):
                 counts = stream_through(
                     plugin,
                     reader,
-                    out.write,
+                    write,
                     tail_frames=0 if tail in (None, "auto") else int(round(float(tail) * rate)),
                     tail="auto" if tail == "auto" else None,
                     block_frames=block_frames,
@@ -493,6 +502,8 @@ def process_files(
             results[i] = FileResult(src, out, "skipped")
         else:
             todo.append(i)
+    pooled = executor is not None or ((jobs or os.cpu_count() or 1) > 1 and len(todo) > 1)
+    options["write_behind"] = not pooled  # a pool's workers already keep the cores busy
     bar = None
     if progress and todo:
         from tqdm import tqdm
@@ -500,7 +511,7 @@ def process_files(
         bar = tqdm(total=len(todo), unit="file", leave=False)
     own_executor = None
     try:
-        if executor is None and (jobs or os.cpu_count() or 1) > 1 and len(todo) > 1:
+        if executor is None and pooled:
             # The first file is rendered here, before the pool forks: the workers then inherit everything a
             # file needs (the chain's compiled kernels, the codecs' first-use set-up) instead of each paying
             # for it, and then rendering the same file themselves.

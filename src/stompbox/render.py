@@ -310,19 +310,22 @@ def render_file(
     """
     from .batch import atomic_output, default_bit_depth
     from .io import AudioFile
+    from .io.write_behind import behind
 
     if os.path.abspath(os.fspath(input_path)) == os.path.abspath(os.fspath(output_path)):
         raise ValueError("render_file cannot write over its input: give another output path")
     with AudioFile(os.fspath(input_path)) as reader:
         bits = bit_depth or default_bit_depth(reader.file_dtype, output_path)
         with atomic_output(output_path) as temporary:
-            with AudioFile(
-                temporary, "w", reader.samplerate, reader.num_channels, bit_depth=bits, quality=quality
-            ) as out:
+            rate, channels = reader.samplerate, reader.num_channels
+            with (
+                AudioFile(temporary, "w", rate, channels, bit_depth=bits, quality=quality) as out,
+                behind(out) as write,
+            ):
                 return render_reader(
                     plugins,
                     reader,
-                    out.write,
+                    write,
                     tail,
                     threshold_db=threshold_db,
                     max_tail_seconds=max_tail_seconds,

@@ -187,6 +187,7 @@ def spool_stdin(folder: str, input_format: str | None) -> str:
 def run(args: argparse.Namespace) -> int:
     from ..batch import atomic_output, default_bit_depth, stream_through
     from ..io import AudioFile
+    from ..io.write_behind import behind
 
     if len(args.tokens) < 2:
         raise CLIError("render needs IN and OUT (then optional effects)", status=2)
@@ -238,11 +239,11 @@ def run(args: argparse.Namespace) -> int:
                         )
                     except (ValueError, TypeError, RuntimeError, OSError) as error:
                         raise CLIError(f"{out_path}: {' '.join(str(error).split())}") from error
-                    with out:
+                    with out, behind(out) as write:
                         stream_through(
                             board,
                             reader,
-                            out.write,
+                            write,
                             tail_frames=tail_frames,
                             tail="auto" if args.tail == "auto" else None,
                             progress=bar.update if bar else None,
