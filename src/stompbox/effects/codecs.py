@@ -49,27 +49,15 @@ def _soundfile() -> Any:
 
 
 # --------------------------------------------------------------------------------------------- MP3
-#: LAME's ``-q`` algorithm quality, as pedalboard leaves it (LAME's default); libsndfile hard-codes the slower 2
-_LAME_QUALITY = 3
-#: LAME VBR mode ``vbr_mtrh`` (LAME's ``vbr_default``)
-_LAME_VBR_DEFAULT = 4
 _MP3_LAG: dict[tuple[int, int], int] = {}
 
 
 def _lame_encode(segment: np.ndarray, sample_rate: int, vbr_quality: float) -> bytes:
     """``(channels, n)`` float32 audio as a raw VBR MP3 stream (no tag), by LAME through ``lameenc``."""
-    import lameenc
+    from ..io.mp3_writer import lame_encoder, pcm16
 
-    encoder = lameenc.Encoder()
-    encoder.set_in_sample_rate(int(sample_rate))
-    encoder.set_out_sample_rate(int(sample_rate))  # LAME would resample the lowest qualities down
-    encoder.set_channels(segment.shape[0])
-    encoder.set_vbr(_LAME_VBR_DEFAULT)
-    encoder.set_vbr_quality(min(float(vbr_quality), 9.999))  # LAME takes 0 <= q < 10
-    encoder.set_quality(_LAME_QUALITY)
-    pcm = np.empty((segment.shape[1], segment.shape[0]), "<i2")
-    np.rint(np.clip(segment.T, -1.0, 1.0) * 32767.0, out=pcm, casting="unsafe")
-    return bytes(encoder.encode(pcm.tobytes()) + encoder.flush())
+    encoder = lame_encoder(sample_rate, segment.shape[0], vbr_level=vbr_quality)
+    return bytes(encoder.encode(pcm16(segment.T)) + encoder.flush())
 
 
 def _decode(data: bytes, channels: int) -> np.ndarray:

@@ -1210,6 +1210,10 @@ class AvEncoder(Encoder):
 def open_encoder(target: Any, settings: Any, samplerate: int, num_channels: int) -> Encoder:
     if settings.format == "m4a":
         return AvEncoder(target, settings, samplerate, num_channels)
+    if settings.format == "mp3":
+        from .mp3_writer import LameEncoder
+
+        return LameEncoder(target, settings, samplerate, num_channels)
     from .wav_writer import WavEncoder
 
     if WavEncoder.applies(target, settings):

@@ -276,13 +276,12 @@ def add_to_stream(stream: Any, origin: int, size: int) -> int:
 
         def write_at(offset: int, data: bytes) -> None:
             stream.seek(origin + offset)
-            view = memoryview(data)
-            while view:
-                count = stream.write(view)
-                count = len(view) if count is None else int(count)
+            while data:
+                count = stream.write(data)  # bytes, as a file-like expects (not a memoryview)
+                count = len(data) if count is None else int(count)
                 if count <= 0:
-                    raise OSError(f"the file-like's write() took none of {len(view)} bytes")
-                view = view[count:]
+                    raise OSError(f"the file-like's write() took none of {len(data)} bytes")
+                data = data[count:]
             if handle is not None and callable(flush):
                 flush()  # the second descriptor reads the file, not the stream's buffer
 
