@@ -916,7 +916,7 @@ class Encoder:
         raise NotImplementedError
 
 
-SF_FORMATS = {"wav": "WAV", "aiff": "AIFF", "flac": "FLAC", "ogg": "OGG", "opus": "OGG", "mp3": "MP3"}
+SF_FORMATS = {"wav": "WAV", "aiff": "AIFF", "flac": "FLAC", "ogg": "OGG", "opus": "OGG"}  # MP3: io/mp3_writer.py
 WRITE_CHUNK = 32768  # frames per libsndfile write: a single large Vorbis write crashes libvorbis
 SFC_SET_ADD_PEAK_CHUNK = 0x1050  # sndfile.h
 
@@ -1100,8 +1100,8 @@ class SoundfileEncoder(Encoder):
         self._integer = settings.pcm and settings.file_dtype.startswith("int")
         self._channels = num_channels
         self._written = 0
-        # libsndfile writes nothing at all for a FLAC or MP3 file without frames, and an unreadable Opus file.
-        self._needs_a_frame = fmt in ("FLAC", "MP3") or settings.subtype == "OPUS"
+        # libsndfile writes nothing at all for a FLAC file without frames, and an unreadable Opus file.
+        self._needs_a_frame = fmt == "FLAC" or settings.subtype == "OPUS"
         self._flac = fmt == "FLAC"
         self._path = target if isinstance(target, str) else None
 
