@@ -3,8 +3,9 @@
 A fresh interpreter with a warm cache runs every built-in effect (default parameters, mono and stereo, a few
 modes, automated parameters), the loudness meter, the compiled PCM conversions and a hosted VST3 (when
 zam-plugins are installed). With the fast load (the default) the process must never set up Numba's whole
-compilation target, and every output must equal, bit for bit, the same script's with ``STOMPBOX_NUMBA_FAST_LOAD=0`` (Numba's own way). Machine code linked against a
-symbol the fast load did not register would crash here, not in a user's process.
+compilation target, and every output must equal, bit for bit, the same script's with
+``STOMPBOX_NUMBA_FAST_LOAD=0`` (Numba's own way). Machine code linked against a symbol the fast load did not
+register would crash here, not in a user's process.
 """
 
 from __future__ import annotations

@@ -256,7 +256,7 @@ def test_codec_options():
         AudioFile(io.BytesIO(), "w", SR, 1, format="wav", codec_options={flag: True})
     with pytest.raises(ValueError, match="expects a bool"):
         AudioFile(io.BytesIO(), "w", SR, 1, format="mp3", codec_options={flag: 3})
-    with pytest.raises(ValueError, match="bit reservoir"):  # LAME inside libsndfile cannot turn it off
+    with pytest.raises(ValueError, match="bit reservoir"):  # lameenc cannot turn it off
         AudioFile(io.BytesIO(), "w", SR, 1, format="mp3", codec_options={flag: False})
     with pytest.raises(TypeError, match="Unknown codec option"):
         AudioFile(io.BytesIO(), "w", SR, 1, format="mp3", codec_options={"Mp3Fancy": True})

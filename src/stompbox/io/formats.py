@@ -82,7 +82,8 @@ class WriteableAudioFileFlag(enum.IntEnum):
     """Codec options of :class:`~stompbox.io.WriteableAudioFile` (``codec_options={flag: value}``), as pedalboard's.
 
     ``Mp3EnableBitReservoir`` (bool, default True): LAME's bit reservoir, which lends bits between MP3 frames.
-    stompbox's MP3 encoder (LAME inside libsndfile) always uses it: ``True`` is accepted, ``False`` raises.
+    stompbox's MP3 encoder (LAME through lameenc, which has no switch for it) always uses it: ``True`` is
+    accepted, ``False`` raises.
     """
 
     Mp3EnableBitReservoir = 0
@@ -109,7 +110,7 @@ def check_codec_options(format: str, options: Any) -> None:
             raise ValueError(f"{name} expects a bool value.")
         if not value:
             raise ValueError(
-                "stompbox's MP3 encoder (LAME inside libsndfile) cannot turn the bit reservoir off: "
+                "stompbox's MP3 encoder (LAME through lameenc) cannot turn the bit reservoir off: "
                 "Mp3EnableBitReservoir=False is not supported."
             )
 
