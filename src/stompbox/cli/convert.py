@@ -104,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _write(reader: Any, out_path: str, rate: int, bit_depth: int, quality: str | None, quiet: bool) -> None:
     from ..io import AudioFile
+    from ..io.write_behind import behind
 
     parent = os.path.dirname(os.path.abspath(out_path))
     if not os.path.isdir(parent):
@@ -118,12 +119,12 @@ def _write(reader: Any, out_path: str, rate: int, bit_depth: int, quality: str |
 
         bar = tqdm(total=reader.frames, unit="frames", unit_scale=True, desc=os.path.basename(out_path), leave=False)
     try:
-        with out:
+        with out, behind(out) as write:  # a compressed output is encoded while the next block is decoded
             while True:
                 block = reader.read(_CHUNK)
                 if block.shape[1] == 0:
                     break
-                out.write(block)
+                write(block)
                 if bar is not None:
                     bar.update(block.shape[1])
     finally:
