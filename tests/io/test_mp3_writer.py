@@ -155,3 +155,17 @@ def test_writing_in_many_small_blocks_gives_the_same_bytes():
         for start in range(0, x.shape[1], 777):
             f.write(x[:, start : start + 777])
     assert buffer.getvalue() == whole
+
+
+def test_non_finite_samples_are_silence_or_full_scale_without_a_warning(recwarn):
+    x = np.zeros((2, 44100), np.float32)
+    x[:, 1000:2000] = np.nan
+    x[:, 20000] = np.inf
+    x[:, 30000] = -np.inf
+    data = AudioFile.encode(x, 44100, "mp3", 2)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+    with AudioFile(io.BytesIO(data)) as f:
+        y = f.read(f.frames)
+    assert np.isfinite(y).all()
+    assert np.abs(y[:, 1200:1800]).max() < 0.05  # NaN: silence
+    assert np.abs(y[:, 19900:20100]).max() > 0.3  # +inf: a full-scale click

@@ -50,9 +50,13 @@ def lame_encoder(samplerate: int, num_channels: int, vbr_level: float | None = N
 
 
 def pcm16(frames_last: np.ndarray) -> bytes:
-    """``(frames, channels)`` float samples as the interleaved little-endian 16-bit PCM LAME takes."""
+    """``(frames, channels)`` float samples as the interleaved little-endian 16-bit PCM LAME takes (NaN becomes
+    silence, infinities full scale, as a float encoder would clip them)."""
+    clean = np.nan_to_num(frames_last, nan=0.0, posinf=1.0, neginf=-1.0)
+    np.clip(clean, -1.0, 1.0, out=clean)
+    clean *= 32767.0
     pcm = np.empty(frames_last.shape, "<i2")
-    np.rint(np.clip(frames_last, -1.0, 1.0) * 32767.0, out=pcm, casting="unsafe")
+    np.rint(clean, out=pcm, casting="unsafe")
     return pcm.tobytes()
 
 
