@@ -78,7 +78,7 @@ def _decode(data: bytes, channels: int) -> np.ndarray:
 
 
 def _mp3_lag(sample_rate: int, channels: int) -> int:
-    """Samples between LAME's input and mpg123's output of a stream without a gapless tag (the encoder's
+    """Samples between LAME's input and FFmpeg's output of a stream without a gapless tag (the encoder's
     delay plus the decoder's): measured once per rate and channel count, by where a tone burst comes back."""
     key = (int(sample_rate), channels)
     if key not in _MP3_LAG:

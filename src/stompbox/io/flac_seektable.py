@@ -31,13 +31,14 @@ MAX_POINTS = (1 << 24) // 18
 SEEKTABLE = 3
 CHUNK = 1 << 20
 
-_CRC8 = np.zeros(256, np.uint8)
-for _i in range(256):
-    _c = _i
+
+def _crc8_entry(byte: int) -> int:
     for _ in range(8):
-        _c = ((_c << 1) ^ 0x07) & 0xFF if _c & 0x80 else (_c << 1) & 0xFF
-    _CRC8[_i] = _c
-_CRC8_TABLE = _CRC8.tolist()
+        byte = ((byte << 1) ^ 0x07) & 0xFF if byte & 0x80 else (byte << 1) & 0xFF
+    return byte
+
+
+_CRC8_TABLE = [_crc8_entry(i) for i in range(256)]  # CRC-8, polynomial 0x07, as FLAC frame headers use it
 
 ReadAt = Callable[[int, int], bytes]
 WriteAt = Callable[[int, bytes], None]

@@ -20,7 +20,7 @@ import numpy as np
 from .backends import Encoder
 from .errors import AudioWriteError
 from .formats import _mp3_limits
-from .mp3_frames import _KBPS_V1, _KBPS_V2, frame_length
+from .mp3_frames import _KBPS_V1, _KBPS_V2, _RATES, frame_length
 
 #: LAME's algorithm quality (``-q``): its default, as pedalboard runs it (libsndfile hard-codes the slower 2)
 LAME_QUALITY = 3
@@ -76,7 +76,9 @@ class LameEncoder(Encoder):
     def __init__(self, target: Any, settings: Any, samplerate: int, num_channels: int) -> None:
         self._rate = samplerate
         self._channels = num_channels
-        self._version = 3 if samplerate >= 32000 else 2 if samplerate >= 16000 else 0  # MPEG-1 / 2 / 2.5
+        # the MPEG version (3: MPEG-1, 2: MPEG-2, 0: MPEG-2.5) and sample-rate index of the frame headers
+        self._version = next(version for version, rates in _RATES.items() if samplerate in rates)
+        self._rate_index = _RATES[self._version].index(samplerate)
         self._spf = 1152 if self._version == 3 else 576
         self._vbr = settings.bitrate_mode == "VARIABLE"
         self._level = min(float(settings.compression_level or 0.0) * 10.0, 9.999)  # VBR: LAME's V level
@@ -98,7 +100,8 @@ class LameEncoder(Encoder):
                 self._origin = int(target.tell()) if self._seekable else 0
             except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
                 self._seekable = False
-        self._tag_size = self._tag_frame_size() if self._seekable else 0
+        self._tag_kbps = self._tag_bitrate()
+        self._tag_size = self._frame_bytes(self._tag_kbps) if self._seekable else 0
         self._offsets = array("Q")  # each audio frame's offset from the start of the tag frame
         self._pending = b""  # bytes of an audio frame not complete yet
         self._written = self._tag_size  # bytes from the origin
@@ -122,16 +125,13 @@ class LameEncoder(Encoder):
     def _frame_bytes(self, kbps: int) -> int:
         return (144_000 if self._version == 3 else 72_000) * kbps // self._rate
 
-    def _tag_kbps(self) -> int:
+    def _tag_bitrate(self) -> int:
         """The tag frame's bitrate: the stream's for a constant bitrate, if its frame holds the tag; else the
         lowest that does."""
         need = 4 + self._side_info() + 120 + 36
         if self._kbps and self._frame_bytes(self._kbps) >= need:
             return self._kbps
         return next(k for k in self._bitrates() if k and self._frame_bytes(k) >= need)
-
-    def _tag_frame_size(self) -> int:
-        return self._frame_bytes(self._tag_kbps())
 
     # ------------------------------------------------------------------ writing
     def _emit(self, data: bytes) -> None:
@@ -194,18 +194,14 @@ class LameEncoder(Encoder):
     def _tag(self) -> bytes:
         frames = len(self._offsets)
         total = self._written
-        padding = frames * self._spf - ENCODER_DELAY - self._samples
-        if not 0 <= padding < 4096:  # cannot be stated in the tag's 12 bits: leave the length to the decoder
-            padding = max(0, min(padding, 4095))
-        kbps = self._tag_kbps()
-        index = self._bitrates().index(kbps)
-        rate_index = {44100: 0, 48000: 1, 32000: 2, 22050: 0, 24000: 1, 16000: 2, 11025: 0, 12000: 1, 8000: 2}
+        padding = max(0, min(frames * self._spf - ENCODER_DELAY - self._samples, 4095))  # a 12-bit field
+        index = self._bitrates().index(self._tag_kbps)
         mode = 3 if self._channels == 1 else 1  # mono, or joint stereo (LAME's default for two channels)
         header = bytes(
             [
                 0xFF,
                 0xE0 | (self._version << 3) | (1 << 1) | 1,  # layer III, no CRC
-                (index << 4) | (rate_index[self._rate] << 2),
+                (index << 4) | (self._rate_index << 2),
                 (mode << 6),
             ]
         )
@@ -225,7 +221,7 @@ class LameEncoder(Encoder):
         lame.append(0)  # lowpass / 100 Hz: not known here
         lame += bytes(8)  # ReplayGain: not computed
         lame.append(0)  # encoding flags, ATH type
-        lame.append(min(255, self._kbps) if self._kbps else 0)  # bitrate (CBR) / minimal bitrate (VBR)
+        lame.append(min(255, self._kbps))  # bitrate (CBR; 0 for VBR)
         lame += bytes([ENCODER_DELAY >> 4, ((ENCODER_DELAY & 0x0F) << 4) | (padding >> 8), padding & 0xFF])
         source = 1 if self._rate == 44100 else 2 if self._rate == 48000 else 0
         lame.append(((1 if self._channels == 1 else 3) << 2) | source)  # misc: stereo mode, source rate
