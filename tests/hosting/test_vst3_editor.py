@@ -308,7 +308,9 @@ def test_zam_editor_opens_draws_and_closes_on_the_event(name, x_client):
         top = windows[0]
         assert wait_for(lambda: x_client.attributes(top).map_state == IS_VIEWABLE)
         child = wait_for(lambda: x_client.children(top))  # the plugin's own window, embedded in ours
-        assert len(child) == 1 and x_client.attributes(child[0]).map_state == IS_VIEWABLE
+        # the plugin maps its window a moment after creating it: wait for that too (a loaded machine saw it
+        # still unmapped)
+        assert len(child) == 1 and wait_for(lambda: x_client.attributes(child[0]).map_state == IS_VIEWABLE)
         size = x_client.attributes(top)
         assert size.width > 100 and size.height > 50
         assert wait_for(lambda: x_client.distinct_colours(child[0]) > 20)  # the editor drew itself
