@@ -430,6 +430,7 @@ KNOWN_UPWARD: set[str] = {
     "stompbox.render -> stompbox.batch",
 }
 KNOWN_CIRCULAR: set[str] = {
+    "stompbox.core.registry -> stompbox.core.plugin",
     "stompbox.hosting.external -> stompbox.hosting",
     "stompbox.hosting.isolated -> stompbox.hosting",
     "stompbox.io.channels -> stompbox.io.audiofile",
