@@ -20,7 +20,7 @@ from typing import Any
 
 from . import effects as _effects
 from .board import Chain, Mix, Pedalboard, PluginContainer, process
-from .core import Plugin
+from .core import Plugin, registry
 
 __version__ = "0.1.0"
 version = __version__
@@ -64,6 +64,25 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
     return value
+
+
+def _load_public(name: str) -> Any:
+    return getattr(importlib.import_module(__name__), name)
+
+
+def _load_internal(name: str) -> Any:
+    return getattr(importlib.import_module("._internal", __name__), name)
+
+
+# the public plugin names that are not built-in effects (those are declared by .effects), for chain files
+registry.provide("container", ["Pedalboard", "Chain", "Mix"], _load_public)
+registry.provide("routing", ["ChannelMap", "ChannelMatrix", "Split"], _load_public)
+registry.provide("hosted", ["ExternalPlugin", "VST3Plugin"], _load_public)
+registry.provide(
+    "internal",
+    ["AddLatency", "FixedSizeBlockTestPlugin", "ForceMonoTestPlugin", "PrimeWithSilenceTestPlugin"],
+    _load_internal,
+)
 
 
 def __dir__() -> list[str]:
