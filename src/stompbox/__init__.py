@@ -26,7 +26,20 @@ __version__ = "0.1.0"
 version = __version__
 
 # submodules and names loaded on first access: name -> module
-_LAZY_MODULES = {"io", "utils", "effects", "core", "board", "cli", "analysis", "chains", "hosting", "routing", "batch"}
+_LAZY_MODULES = {
+    "io",
+    "utils",
+    "effects",
+    "core",
+    "board",
+    "cli",
+    "analysis",
+    "chains",
+    "hosting",
+    "routing",
+    "batch",
+    "limits",
+}
 _LAZY_NAMES: dict[str, str] = {
     "load_chain": ".chains",
     "load_plugin": ".hosting",

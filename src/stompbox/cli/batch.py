@@ -9,7 +9,7 @@ from typing import Any
 
 from .common import CLIError
 from .convert import _positive_int, _positive_rate
-from .render import add_intermixed_parser, build_chain, tail_value
+from .render import add_intermixed_parser, add_tail_options, build_chain, check_tail_options
 
 
 def register(sub: Any) -> None:
@@ -37,7 +37,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--skip-existing", "--resume", action="store_true", help="leave files whose output already exists")
     p.add_argument("--format", "-t", metavar="EXT", help="write outputs in this format (e.g. flac); default: as input")
-    p.add_argument("--tail", type=tail_value, default=0.0, metavar="SECONDS", help="let effects ring out")
+    add_tail_options(p, "let effects ring out (seconds, or 'auto')")
     p.add_argument("--samplerate", "-r", type=_positive_rate, metavar="R", help="output sample rate in Hz")
     p.add_argument("--channels", "-c", type=_positive_int, metavar="N", help="output channel count")
     p.add_argument("--bit-depth", "-b", type=int, choices=(8, 16, 24, 32), metavar="B", help="output bit depth")
@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"{in_dir}: no such folder")
     if os.path.abspath(in_dir) == os.path.abspath(out_dir):
         raise CLIError("IN_DIR and OUT_DIR are the same folder", status=2)
+    check_tail_options(args)
     board = build_chain(args.chain, list(tokens))
     if not len(board):
         raise CLIError("no effects: give --chain FILE or effects (see stompbox effects)", status=2)
@@ -81,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
             skip_existing=args.skip_existing,
             progress=not args.quiet and sys.stderr.isatty(),
             tail=tail,
+            max_tail_seconds=float(args.max_tail),
             samplerate=args.samplerate,
             num_channels=args.channels,
             bit_depth=args.bit_depth,

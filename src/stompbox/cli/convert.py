@@ -55,8 +55,12 @@ def _positive_rate(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"sample rate must be > 0 Hz (got {text})")
+    from ..limits import LimitError, check_sample_rate
+
+    try:
+        check_sample_rate(value, "sample rate")
+    except LimitError as error:
+        raise argparse.ArgumentTypeError(str(error).rstrip(".")) from None
     return int(value) if value.is_integer() else value
 
 

@@ -6,9 +6,9 @@ Several of them derive from two built-in exceptions at once, so that code writte
 
 from __future__ import annotations
 
+from .._base.errors import LimitError, StompboxError
 
-class StompboxError(Exception):
-    """Base class of every exception defined by stompbox."""
+__all__ = ["ClosedError", "DuplicatePluginError", "LayoutError", "LimitError", "StompboxError"]
 
 
 class LayoutError(StompboxError, ValueError, RuntimeError):

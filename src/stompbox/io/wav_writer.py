@@ -29,13 +29,14 @@ from typing import Any
 
 import numpy as np
 
+from .._base import limits
 from .backends import Encoder
 from .errors import AudioWriteError
 
 _SUBTYPES = {"PCM_U8": 8, "PCM_16": 16, "PCM_24": 24, "PCM_32": 32, "FLOAT": 32, "DOUBLE": 64}
 _GUID_TAIL = bytes.fromhex("000000001000800000aa00389b71")  # KSDATAFORMAT_SUBTYPE_* after the 2-byte tag
 _LIMIT = 0xFFFFFFFF
-MAX_CHANNELS = 1024  # libsndfile's limit: it neither writes nor reads WAV files with more
+MAX_CHANNELS = limits.MAX_CHANNELS_OF_FORMAT["wav"]  # libsndfile neither writes nor reads WAV files with more
 _CHANNEL_MASKS = {4: 0x33, 6: 0x3F, 8: 0xFF}  # libsndfile's defaults (quad, 5.1, 7.1); 0 (unassigned) otherwise
 
 
@@ -66,11 +67,7 @@ class WavEncoder(Encoder):
         return type(target) is io.BytesIO
 
     def __init__(self, target: Any, subtype: str, samplerate: int, num_channels: int) -> None:
-        if num_channels > MAX_CHANNELS:
-            raise ValueError(
-                f"Unable to create WAV writer: WAV files are written with at most {MAX_CHANNELS} channels (got "
-                f"{num_channels}), as libsndfile reads them."
-            )
+        limits.check_channels(num_channels, "wav")  # also checked by formats.settings; this writer is public too
         if not 0 < int(samplerate) <= _LIMIT:
             raise ValueError(f"Unable to create WAV writer: a WAV header holds sample rates up to {_LIMIT} Hz.")
         self._owned = isinstance(target, str)

@@ -1,0 +1,1 @@
+"""The bottom layer: rules that every other layer shares, built on the standard library and NumPy only."""
