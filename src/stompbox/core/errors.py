@@ -1,0 +1,7 @@
+"""The exceptions of the plugin layer (defined in ``stompbox._base.errors``; this path is kept for imports)."""
+
+from __future__ import annotations
+
+from .._base.errors import ClosedError, DuplicatePluginError, LayoutError, StompboxError
+
+__all__ = ["ClosedError", "DuplicatePluginError", "LayoutError", "StompboxError"]

@@ -1,0 +1,7 @@
+"""The Numba guard (defined in ``stompbox._base.jit``; this path is kept for imports)."""
+
+from __future__ import annotations
+
+from .._base.jit import kernel, loaded
+
+__all__ = ["kernel", "loaded"]
