@@ -27,16 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from ._base.atomic import atomic_path
+from ._base.errors import ChainFormatError
 from .board import Chain, Mix, Pedalboard, PluginContainer
 from .core.plugin import Plugin
 
 FORMAT_VERSION = 1
 MAX_DEPTH = 64  # nesting of containers in a chain description
 _CONTAINERS: dict[str, type[PluginContainer]] = {"Pedalboard": Pedalboard, "Chain": Chain, "Mix": Mix}
-
-
-class ChainFormatError(ValueError):
-    """A chain description that cannot be turned into plugins (unknown type, bad parameter, bad file)."""
 
 
 _SAVE_DIR: ContextVar[Path | None] = ContextVar("stompbox_chain_save_dir", default=None)

@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from .._base import jit
 from .._base.atomic import AtomicWrite
-from ..core import jit
-from ..core.errors import LayoutError
-from ..core.layout import check_ndim, detect_layout
+from .._base.errors import LayoutError
+from .._base.layout import check_ndim, detect_layout
 from . import formats
 from .backends import QUANTIZE, Decoder, Encoder, open_decoder, open_encoder, quantize
 from .channels import check_num_frames
