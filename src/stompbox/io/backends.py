@@ -915,6 +915,13 @@ class Encoder:
     def close(self) -> None:
         raise NotImplementedError
 
+    def abort(self) -> None:
+        """Stop without finishing the file (it is discarded): release what the encoder holds, raise nothing."""
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - the file is being discarded anyway
+            pass
+
 
 SF_FORMATS = {"wav": "WAV", "aiff": "AIFF", "flac": "FLAC", "ogg": "OGG", "opus": "OGG"}  # MP3: io/mp3_writer.py
 WRITE_CHUNK = 32768  # frames per libsndfile write: a single large Vorbis write crashes libvorbis
@@ -1060,17 +1067,18 @@ class SoundfileEncoder(Encoder):
 
         self._sf = sf
         fmt = SF_FORMATS[settings.format]
-        # Ogg pages go through a rewriter that fixes their stream serial numbers (libsndfile's are random), so a
-        # path is opened here and written through it as a file-like.
+        # A path is opened here and given to libsndfile as a file-like object: libsndfile drops the errors of its
+        # own writes to a path (a FLAC file closed "cleanly" on a full disk had total_samples = 0), while every
+        # write through a file-like is checked (_WriteWindow). Ogg pages also go through a rewriter that fixes
+        # their stream serial numbers (libsndfile's are random).
         self._owned: Any = None
         self._pages: OggSerialRewriter | None = None
+        if isinstance(target, str):
+            target = self._owned = open(target, "w+b")  # noqa: SIM115 - closed by close()
         if fmt == "OGG":
-            if isinstance(target, str):
-                target = self._owned = open(target, "w+b")  # noqa: SIM115 - closed by close()
             target = self._pages = OggSerialRewriter(target)
-        self._trap = _WriteWindow(target) if not isinstance(target, str) else None
-        if self._trap is not None:
-            target = self._trap
+        self._trap = _WriteWindow(target)
+        target = self._trap
         kwargs: dict[str, Any] = {}
         if settings.compression_level is not None:
             kwargs["compression_level"] = settings.compression_level
@@ -1103,10 +1111,9 @@ class SoundfileEncoder(Encoder):
         # libsndfile writes nothing at all for a FLAC file without frames, and an unreadable Opus file.
         self._needs_a_frame = fmt == "FLAC" or settings.subtype == "OPUS"
         self._flac = fmt == "FLAC"
-        self._path = target if isinstance(target, str) else None
 
     def _check_target(self) -> None:
-        if self._trap is not None and self._trap.error is not None:
+        if self._trap.error is not None:
             raise self._trap.error
 
     def _sndfile(self, method: Any, *args: Any) -> None:
@@ -1142,22 +1149,30 @@ class SoundfileEncoder(Encoder):
                 self._pages.finish()
             if self._flac:
                 self._add_seektable()
+            if self._owned is not None:
+                self._owned.flush()  # a full disk may refuse the last buffered bytes: that is an error
         finally:
             if self._owned is not None:
                 self._owned.close()
 
+    def abort(self) -> None:
+        try:
+            self._file.close()
+        except Exception:  # noqa: BLE001 - the file is discarded
+            pass
+        if self._owned is not None:
+            try:
+                self._owned.close()
+            except OSError:
+                pass
+
     def _add_seektable(self) -> None:
         """Give the finished FLAC file a seek table (:mod:`stompbox.io.flac_seektable`). A file-like that cannot
         be read back keeps the file as libsndfile wrote it; a failure while moving the data is a failed write
-        (the file-like's own exception; for a path, :class:`AudioWriteError`)."""
-        from .flac_seektable import add_to_path, add_to_stream
+        (the file-like's own exception)."""
+        from .flac_seektable import add_to_stream
 
-        if self._path is not None:
-            try:
-                add_to_path(self._path)
-            except OSError as exc:
-                raise AudioWriteError(f"Unable to write data to audio file: {exc}") from exc
-        elif self._trap is not None and self._trap.error is None:
+        if self._trap.error is None:
             self._trap._end = add_to_stream(self._trap._file, self._trap._origin, self._trap._end)
 
 
@@ -1168,6 +1183,12 @@ class AvEncoder(Encoder):
         import av
 
         self._av = av
+        # A path is opened here and written through Python: FFmpeg's own file writes report a full disk late or
+        # not at all, and closing its container after a failed write crashed; a Python file's errors are raised
+        # by the call that met them.
+        self._owned: Any = None
+        if isinstance(target, str):
+            target = self._owned = open(target, "w+b")  # noqa: SIM115 - closed by close()
         try:
             # the edit list that trims the encoder's priming and padding counts in the movie's time scale, 1/1000 s
             # by default: lengths came back up to 30 frames off; in samples they are exact
@@ -1180,6 +1201,8 @@ class AvEncoder(Encoder):
             layouts = {1: "mono", 2: "stereo", 3: "3.0", 4: "quad", 5: "5.0", 6: "5.1", 7: "7.0", 8: "7.1"}
             self._stream.layout = layouts[num_channels]
         except (av.error.FFmpegError, ValueError, KeyError) as exc:
+            if self._owned is not None:
+                self._owned.close()
             raise ValueError(f"Unable to create M4A writer: {exc}") from exc
         self._rate = samplerate
         self._channels = num_channels
@@ -1200,11 +1223,28 @@ class AvEncoder(Encoder):
             self._container.mux(packet)
 
     def close(self) -> None:
-        if self._pts == 0:  # an empty file must still be a valid file: one frame of silence
-            self.write(np.zeros((1, self._channels), np.float32))
-        for packet in self._stream.encode(None):
-            self._container.mux(packet)
-        self._container.close()
+        try:
+            if self._pts == 0:  # an empty file must still be a valid file: one frame of silence
+                self.write(np.zeros((1, self._channels), np.float32))
+            for packet in self._stream.encode(None):
+                self._container.mux(packet)
+            self._container.close()
+            if self._owned is not None:
+                self._owned.flush()
+        finally:
+            if self._owned is not None:
+                self._owned.close()
+
+    def abort(self) -> None:
+        try:
+            self._container.close()
+        except Exception:  # noqa: BLE001 - the file is discarded
+            pass
+        if self._owned is not None:
+            try:
+                self._owned.close()
+            except OSError:
+                pass
 
 
 def open_encoder(target: Any, settings: Any, samplerate: int, num_channels: int) -> Encoder:
