@@ -10,6 +10,8 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from .._base.errors import StompboxError
+
 __all__ = [
     "CLIError",
     "Parser",
@@ -27,7 +29,7 @@ __all__ = [
 STDIO = "-"  # the name of standard input / output, as in SoX and FFmpeg
 
 
-class CLIError(Exception):
+class CLIError(StompboxError):
     """An error reported as ``stompbox: error: <message>`` with exit status ``status`` (default 1)."""
 
     def __init__(self, message: str, status: int = 1) -> None:

@@ -154,7 +154,9 @@ class SoundfileDecoder(Decoder):
         self.exact = True
         if self.format_name == "MP3":
             self.exact = self._mp3_tagged(source)
-        if self.frames >= SF_COUNT_MAX:  # a FLAC stream written to a pipe: STREAMINFO's total was left 0 (unknown)
+        # a FLAC stream written to a pipe: STREAMINFO's total was left 0 (unknown), and libFLAC cannot seek in it
+        self._unsized = self.frames >= SF_COUNT_MAX
+        if self._unsized:
             self.frames, self.exact = 0, False
         self._estimate = self.frames  # the length libsndfile declared at open
         self._damage: bool | None = None  # MP3: valid frames after a place mpg123 failed on (None: not asked yet)
@@ -468,6 +470,14 @@ class SoundfileDecoder(Decoder):
         self._drop_cache()
         self._in_sequence = self._ahead = 0
         try:
+            if self._unsized:  # decoded forward to the target (from the start when it is behind)
+                if frame < self.position:
+                    self._file.seek(0)
+                    self.position = 0
+                while self.position < frame:
+                    if self._read(min(frame - self.position, 65536), "float32").shape[0] == 0:
+                        break
+                return
             if not self._compressed:
                 self._file.seek(frame)
                 self.position = frame
