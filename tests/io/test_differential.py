@@ -32,9 +32,6 @@ SEEK_READ = 64  # frames compared after each seek
 PENDING: dict[str, str] = {
     "caf-alac-16:frames": "CAF/ALAC length from its packet table",
     "caf-alac-24": "CAF/ALAC from FFmpeg",
-    "flac-pipe-16": "FLAC with total_samples = 0",
-    "flac-pipe-24-6ch": "FLAC with total_samples = 0",
-    "flac-pipe-8k": "FLAC with total_samples = 0",
     "mp3-ff-vbr-noxing": "VBR MP3 without a Xing header",
     "mp3-ff-vbr-pipe": "VBR MP3 without a Xing header",
     "mp3-ff-vbr-pipe-long": "VBR MP3 without a Xing header",
