@@ -9,10 +9,12 @@ from typing import Any
 
 import numpy as np
 
+from .._base.errors import StompboxError
+
 __all__ = ["CLIError", "open_reader", "ArraySource", "dbfs", "show_progress"]
 
 
-class CLIError(Exception):
+class CLIError(StompboxError):
     """An error reported as ``stompbox: error: <message>`` with exit status ``status`` (default 1)."""
 
     def __init__(self, message: str, status: int = 1) -> None:

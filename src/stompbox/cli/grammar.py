@@ -24,6 +24,7 @@ import inspect
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .._base.errors import StompboxError
 from ..board import Pedalboard
 from ..core import registry
 from ..core.plugin import Plugin
@@ -34,7 +35,7 @@ _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
 
-class GrammarError(ValueError):
+class GrammarError(StompboxError, ValueError):
     """A command-line effect description that does not make a valid chain (a usage error, exit status 2).
 
     The message is always one line: control characters echoed from a token are shown escaped.
