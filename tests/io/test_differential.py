@@ -30,9 +30,6 @@ SEEKS = 50
 SEEK_READ = 64  # frames compared after each seek
 #: known failures still to fix: "id" or "id:test" -> reason
 PENDING: dict[str, str] = {
-    "flac-pipe-16": "FLAC with total_samples = 0",
-    "flac-pipe-24-6ch": "FLAC with total_samples = 0",
-    "flac-pipe-8k": "FLAC with total_samples = 0",
     "mp3-ff-vbr-noxing": "VBR MP3 without a Xing header",
     "mp3-ff-vbr-pipe": "VBR MP3 without a Xing header",
     "mp3-ff-vbr-pipe-long": "VBR MP3 without a Xing header",
