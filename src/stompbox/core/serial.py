@@ -25,6 +25,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._base.atomic import atomic_path
 from .._base.errors import ChainFormatError
 from . import registry
 
@@ -196,12 +197,8 @@ def save(plugin: Plugin, path: str | os.PathLike[str]) -> None:
     target = Path(os.fspath(path))
     with _relative_to(_SAVE_DIR, target.parent):
         text = dumps(plugin, _format_for(target))
-    temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, target)
-    finally:
-        temporary.unlink(missing_ok=True)
+    with atomic_path(target) as temporary, open(temporary, "w", encoding="utf-8") as out:
+        out.write(text)
 
 
 def load_chain(path: str | os.PathLike[str]) -> Plugin:
