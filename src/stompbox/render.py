@@ -308,7 +308,7 @@ def render_file(
     The output (format from its extension; bit depth by default the input's where the format allows) is
     written atomically. Returns the frames read and written.
     """
-    from .batch import default_bit_depth
+    from .io.formats import default_bit_depth
     from .io import AudioFile
     from .io.write_behind import behind
 
