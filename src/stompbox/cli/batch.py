@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from .common import CLIError
+from .common import CHANNELS_HELP, CLIError
 from .convert import _positive_int, _positive_rate
 from .render import add_intermixed_parser, build_chain, tail_value
 
@@ -39,7 +39,7 @@ def register(sub: Any) -> None:
     p.add_argument("--format", "-t", metavar="EXT", help="write outputs in this format (e.g. flac); default: as input")
     p.add_argument("--tail", type=tail_value, default=0.0, metavar="SECONDS", help="let effects ring out")
     p.add_argument("--samplerate", "-r", type=_positive_rate, metavar="R", help="output sample rate in Hz")
-    p.add_argument("--channels", "-c", type=_positive_int, metavar="N", help="output channel count")
+    p.add_argument("--channels", "-c", type=_positive_int, metavar="N", help=CHANNELS_HELP)
     p.add_argument("--bit-depth", "-b", type=int, choices=(8, 16, 24, 32), metavar="B", help="output bit depth")
     p.add_argument("--quality", "-q", metavar="Q", help="encoder quality")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no per-file lines")

@@ -9,7 +9,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CLIError", "open_reader", "ArraySource", "dbfs", "show_progress"]
+__all__ = ["CLIError", "open_reader", "ArraySource", "dbfs", "show_progress", "CHANNELS_HELP"]
+
+#: ``--channels``: the conversion rule of :class:`stompbox.io.ChannelConvertedReadableAudioFile`, in one line.
+CHANNELS_HELP = (
+    "output channel count; fewer channels are downmixed as FFmpeg does (centre and surrounds at -3 dB, LFE "
+    "dropped, scaled so it cannot clip; stereo to mono is the mean), mono is copied to every channel, and "
+    "speakers a smaller layout lacks are silent"
+)
 
 
 class CLIError(Exception):

@@ -6,7 +6,7 @@ import argparse
 import os
 from typing import Any
 
-from .common import ArraySource, CLIError, conform, open_reader, show_progress
+from .common import CHANNELS_HELP, ArraySource, CLIError, conform, open_reader, show_progress
 
 _CHUNK = 1 << 15  # frames per block (libvorbis is only safe with writes of <= 64k frames)
 
@@ -18,14 +18,14 @@ def register(sub: Any) -> None:
         usage="stompbox convert [options] IN OUT\n       stompbox convert [options] --example OUT",
         description=(
             "Convert IN to OUT as a stream, in constant memory: the format comes from OUT's extension; "
-            "--samplerate resamples, --channels mixes down or up (mono = mean of channels). "
+            "--samplerate resamples, --channels mixes down or up (surround downmixed as FFmpeg does). "
             "With --example, IN is omitted and stompbox's own synthesised example clip is converted."
         ),
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="input file and output file (OUT alone with --example)")
     p.add_argument("--example", action="store_true", help="convert the built-in synthesised example clip")
     p.add_argument("--samplerate", "-r", type=_positive_rate, metavar="R", help="output sample rate in Hz")
-    p.add_argument("--channels", "-c", type=_positive_int, metavar="N", help="output channel count")
+    p.add_argument("--channels", "-c", type=_positive_int, metavar="N", help=CHANNELS_HELP)
     p.add_argument(
         "--bit-depth",
         "-b",

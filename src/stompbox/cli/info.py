@@ -19,7 +19,7 @@ _CHUNK = 1 << 16
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "info",
-        help="show format, codec, rate, channels, length, bit depth and peak of audio files",
+        help="show format, codec, rate, channels and layout, length, bit depth and peak of audio files",
         description=("Show what audio files hold. The peak is measured by reading each file once, as a stream."),
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="audio files to inspect")
@@ -58,6 +58,7 @@ def describe(path: str, peak: bool = True) -> dict[str, Any]:
             "codec": codec,
             "samplerate": f.samplerate,
             "num_channels": f.num_channels,
+            "channel_layout": getattr(f, "channel_layout", None),
             "frames": f.frames,
             "duration": f.duration,
             "exact_duration": bool(f.exact_duration_known),
@@ -88,7 +89,8 @@ def _text(entry: dict[str, Any]) -> str:
         f"{entry['path']}:",
         f"  format:      {entry['format'] or 'unknown'}" + (f" ({entry['codec']})" if entry["codec"] else ""),
         f"  sample rate: {entry['samplerate']} Hz",
-        f"  channels:    {entry['num_channels']}",
+        f"  channels:    {entry['num_channels']}"
+        + (f" ({entry['channel_layout']})" if entry["channel_layout"] else ""),
         f"  frames:      {entry['frames']} ({exact})",
         f"  duration:    {_clock(entry['duration'])} ({entry['duration']:.3f} s)",
         f"  sample type: {bits}{entry['file_dtype']}",

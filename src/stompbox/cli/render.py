@@ -20,7 +20,7 @@ import tempfile
 import textwrap
 from typing import Any
 
-from .common import CLIError, conform, open_reader
+from .common import CHANNELS_HELP, CLIError, conform, open_reader
 from .convert import _positive_int, _positive_rate
 from .grammar import GrammarError, parse_effects
 
@@ -112,7 +112,7 @@ def register(sub: Any) -> None:
         help="seconds rendered after the input so effects ring out ('auto': until silent, <= 60 s)",
     )
     p.add_argument("--samplerate", "-r", type=_positive_rate, metavar="R", help="output sample rate in Hz")
-    p.add_argument("--channels", "-c", type=_positive_int, metavar="N", help="output channel count")
+    p.add_argument("--channels", "-c", type=_positive_int, metavar="N", help=CHANNELS_HELP)
     p.add_argument(
         "--bit-depth",
         "-b",
