@@ -19,10 +19,11 @@ import importlib
 from typing import Any
 
 from . import effects as _effects
+from ._base.errors import StompboxError
+from ._base.version import __version__
 from .board import Chain, Mix, Pedalboard, PluginContainer, process
-from .core import Plugin
+from .core import Plugin, registry
 
-__version__ = "0.1.0"
 version = __version__
 
 # submodules and names loaded on first access: name -> module
@@ -47,7 +48,7 @@ _LAZY_NAMES: dict[str, str] = {
 }
 
 __all__ = sorted(
-    {"Chain", "Mix", "Pedalboard", "Plugin", "PluginContainer", "process", "io", "utils", "version"}
+    {"Chain", "Mix", "Pedalboard", "Plugin", "PluginContainer", "StompboxError", "process", "io", "utils", "version"}
     | set(_effects.EXPORTS)
     | set(_LAZY_NAMES)
 )
@@ -64,6 +65,25 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
     return value
+
+
+def _load_public(name: str) -> Any:
+    return getattr(importlib.import_module(__name__), name)
+
+
+def _load_internal(name: str) -> Any:
+    return getattr(importlib.import_module("._internal", __name__), name)
+
+
+# the public plugin names that are not built-in effects (those are declared by .effects), for chain files
+registry.provide("container", ["Pedalboard", "Chain", "Mix"], _load_public)
+registry.provide("routing", ["ChannelMap", "ChannelMatrix", "Split"], _load_public)
+registry.provide("hosted", ["ExternalPlugin", "VST3Plugin"], _load_public)
+registry.provide(
+    "internal",
+    ["AddLatency", "FixedSizeBlockTestPlugin", "ForceMonoTestPlugin", "PrimeWithSilenceTestPlugin"],
+    _load_internal,
+)
 
 
 def __dir__() -> list[str]:

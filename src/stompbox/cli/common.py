@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from .._base.errors import StompboxError
+
 __all__ = ["CLIError", "open_reader", "ArraySource", "dbfs", "show_progress", "CHANNELS_HELP"]
 
 #: ``--channels``: the conversion rule of :class:`stompbox.io.ChannelConvertedReadableAudioFile`, in one line.
@@ -19,7 +21,7 @@ CHANNELS_HELP = (
 )
 
 
-class CLIError(Exception):
+class CLIError(StompboxError):
     """An error reported as ``stompbox: error: <message>`` with exit status ``status`` (default 1)."""
 
     def __init__(self, message: str, status: int = 1) -> None:

@@ -24,7 +24,9 @@ import inspect
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .._base.errors import StompboxError
 from ..board import Pedalboard
+from ..core import registry
 from ..core.plugin import Plugin
 
 __all__ = ["GrammarError", "builtin_effects", "find_effect", "parse_effects", "parse_value", "to_tokens"]
@@ -33,7 +35,7 @@ _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
 
-class GrammarError(ValueError):
+class GrammarError(StompboxError, ValueError):
     """A command-line effect description that does not make a valid chain (a usage error, exit status 2).
 
     The message is always one line: control characters echoed from a token are shown escaped.
@@ -45,43 +47,32 @@ class GrammarError(ValueError):
 
 def builtin_effects() -> dict[str, type[Plugin]]:
     """Every built-in effect class, by its Python name, in alphabetical order."""
-    from .. import effects
-
-    found: dict[str, type[Plugin]] = {}
-    for name in sorted(effects.EXPORTS):
-        value = getattr(effects, name)
-        if isinstance(value, type) and issubclass(value, Plugin) and not value._abstract:
-            found[name] = value
-    return found
-
-
-def _key(name: str) -> str:
-    return name.strip().replace("-", "").replace("_", "").lower()
+    return dict(registry.builtin_effects())
 
 
 def find_effect(name: str) -> type[Plugin]:
     """The built-in effect class called ``name`` (case-insensitive; ``-`` and ``_`` are ignored).
+
+    Only the module of the effect asked for is imported (less memory for a long render).
 
     Raises
     ------
     GrammarError
         If there is no such effect; the message lists the valid names (and the closest match).
     """
-    from .. import effects
-
-    # resolved by name first, so only the modules of the effects asked for are imported (less memory for a
-    # long render); the class names are the capitalised exports (time_stretch is a function)
-    names = sorted(n for n in effects.EXPORTS if n[:1].isupper())
-    by_key = {_key(n): n for n in names}
-    found = by_key.get(_key(name))
-    if found is not None:
-        cls = getattr(effects, found)
-        if isinstance(cls, type) and issubclass(cls, Plugin) and not cls._abstract:
-            return cls
+    try:
+        return registry.lookup(name, "effect")
+    except registry.UnknownPluginError:
+        pass
+    by_key = {_key(n): n for n in registry.names("effect")}
     close = difflib.get_close_matches(_key(name), list(by_key), n=1, cutoff=0.6)
     hint = f" (did you mean {by_key[close[0]]}?)" if close else ""
     valid = ", ".join(builtin_effects())
     raise GrammarError(f"unknown effect {name!r}{hint}; valid effects: {valid}")
+
+
+def _key(name: str) -> str:
+    return name.strip().replace("-", "").replace("_", "").lower()
 
 
 def _constructor_extras(cls: type[Plugin]) -> dict[str, inspect.Parameter]:

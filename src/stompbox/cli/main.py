@@ -24,7 +24,7 @@ _MODULES = {"play": "live", "record": "live"}  # commands registered by a module
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
-    from .. import __version__
+    from .._base.version import __version__
 
     parser = argparse.ArgumentParser(
         prog="stompbox",

@@ -185,7 +185,7 @@ def spool_stdin(folder: str, input_format: str | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..batch import atomic_output, default_bit_depth, stream_through
+    from ..batch import default_bit_depth, stream_through
     from ..io import AudioFile
     from ..io.write_behind import behind
 
@@ -227,27 +227,19 @@ def run(args: argparse.Namespace) -> int:
                     leave=False,
                 )
             try:
-                with atomic_output(target) as temporary:
-                    try:
-                        out = AudioFile(
-                            temporary,
-                            "w",
-                            int(rate),
-                            reader.num_channels,
-                            bit_depth=bits,
-                            quality=args.quality,
-                        )
-                    except (ValueError, TypeError, RuntimeError, OSError) as error:
-                        raise CLIError(f"{out_path}: {' '.join(str(error).split())}") from error
-                    with out, behind(out) as write:
-                        stream_through(
-                            board,
-                            reader,
-                            write,
-                            tail_frames=tail_frames,
-                            tail="auto" if args.tail == "auto" else None,
-                            progress=bar.update if bar else None,
-                        )
+                try:
+                    out = AudioFile(target, "w", int(rate), reader.num_channels, bit_depth=bits, quality=args.quality)
+                except (ValueError, TypeError, RuntimeError, OSError) as error:
+                    raise CLIError(f"{out_path}: {' '.join(str(error).split())}") from error
+                with out, behind(out) as write:
+                    stream_through(
+                        board,
+                        reader,
+                        write,
+                        tail_frames=tail_frames,
+                        tail="auto" if args.tail == "auto" else None,
+                        progress=bar.update if bar else None,
+                    )
             finally:
                 if bar is not None:
                     bar.close()

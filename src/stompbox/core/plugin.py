@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from . import registry
 from .automation import Automation
 from .errors import DuplicatePluginError
 from .layout import channels_first_view, check_buffer_size, check_sample_rate, restore_layout
@@ -109,6 +110,7 @@ class Plugin:
                     params[name] = value
         cls._params = params
         cls._abstract = bool(vars(cls).get("_abstract", False))
+        registry.record(cls)
 
     def __init__(self, **params: Any) -> None:
         if type(self)._abstract:
