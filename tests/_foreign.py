@@ -18,6 +18,7 @@ import dataclasses
 import shutil
 import subprocess
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -466,3 +467,27 @@ def dominant_hz(channel: np.ndarray, rate: float) -> float:
     window = np.hanning(channel.size)
     spectrum = np.abs(np.fft.rfft(channel * window))
     return float(np.argmax(spectrum) * rate / channel.size)
+
+
+def _status_kib(field: str) -> int:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith(field + ":"))
+
+
+def peak_growth_mb(action: Callable[[], object]) -> float:
+    """How far ``action()`` raises this process's peak RSS above its RSS before it, in MB (Linux: the peak is
+    reset through /proc/self/clear_refs first)."""
+    with open("/proc/self/clear_refs", "w") as refs:
+        refs.write("5")  # reset VmHWM to the current RSS
+    before = _status_kib("VmRSS")
+    action()
+    return (_status_kib("VmHWM") - before) / 1024.0
+
+
+def can_measure_peak() -> bool:
+    try:
+        with open("/proc/self/clear_refs", "w") as refs:
+            refs.write("5")
+        return True
+    except OSError:
+        return False

@@ -810,10 +810,7 @@ class WriteableAudioFile(AudioFile):
             if self._closed:
                 return
             self._closed = True
-            try:
-                self._encoder.close()
-            except Exception:  # noqa: BLE001 - we are discarding the file anyway
-                pass
+            self._encoder.abort()
             self._discard()
 
     def _dropped(self, discard: bool = False) -> None:
