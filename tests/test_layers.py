@@ -422,9 +422,6 @@ KNOWN_CIRCULAR: set[str] = {
     "stompbox.hosting.isolated -> stompbox.hosting",
     "stompbox.io.channels -> stompbox.io.audiofile",
     "stompbox.io.channels -> stompbox.io.resample",
-    "stompbox.io.backends -> stompbox.io.wav",
-    "stompbox.io.backends -> stompbox.io.mp3_writer",
-    "stompbox.io.backends -> stompbox.io.wav_writer",
 }
 
 
