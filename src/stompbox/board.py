@@ -9,6 +9,8 @@ from typing import Any, overload
 import numpy as np
 
 from ._base import limits
+from ._base.errors import ChainFormatError
+from .core import serial
 from .core.plugin import Plugin
 
 
@@ -93,6 +95,13 @@ class PluginContainer(Plugin):
     def to_dict(self) -> dict[str, Any]:
         limits.check_nesting(self._nesting())  # (a tree nested top-down is only checked when it is used)
         return {"type": type(self).__name__, "plugins": [None if p is None else p.to_dict() for p in self._plugins]}
+
+    @classmethod
+    def _from_dict(cls, data: dict[str, Any]) -> PluginContainer:
+        children = data.get("plugins", [])
+        if not isinstance(children, list):
+            raise ChainFormatError(f"'plugins' of a {cls.__name__} must be a list.")
+        return cls([serial.from_dict(d) for d in children])
 
     def _inner_repr(self) -> str:
         if self._nesting() > limits.MAX_NESTING:  # too deep to be used: do not recurse into it either
