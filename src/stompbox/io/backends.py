@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .channel_order import from_vorbis, is_vorbis_order, sndfile_layout, to_vorbis
 from .errors import AudioFileError, AudioWriteError, CorruptAudioError, TruncatedAudioWarning, UnsupportedFormatError
 from .ogg_pages import MAX_PAGE, OggSerialRewriter, last_page_span
 
@@ -74,6 +75,7 @@ class Decoder:
     format_name: str
     subtype: str
     position: int
+    channel_layout: str | None = None  # FFmpeg's name of the layout the file states (None: not stated)
 
     def read(self, n: int) -> np.ndarray:  # float32 (channels, <= n); shorter only at the end
         raise NotImplementedError
@@ -152,6 +154,8 @@ class SoundfileDecoder(Decoder):
         self.subtype = str(info.subtype)
         self.position = 0
         self.file_dtype = PCM_DTYPES.get(self.subtype, "float32")
+        self.channel_layout = sndfile_layout(info, self.format_name, self.subtype, self._flac_head(source))
+        self._vorbis_order = is_vorbis_order(self.subtype, self.num_channels)  # read in Vorbis order: reorder
         if self.format_name in ("WAV", "WAVEX", "RF64", "W64") and self.subtype in ("ULAW", "ALAW"):
             self.file_dtype = "float32"
         self.exact = True
@@ -193,6 +197,15 @@ class SoundfileDecoder(Decoder):
                 f"{name} declares {self.num_channels} channels at {self.samplerate:g} Hz: not usable audio."
             )
 
+    def _flac_head(self, source: Any) -> bytes:
+        """The start of a FLAC file of more than two channels, where a channel-mask comment may be."""
+        if self.format_name != "FLAC" or self.num_channels <= 2:
+            return b""
+        try:
+            return _peek(source, 1 << 16)
+        except (OSError, AttributeError, ValueError):
+            return b""
+
     @staticmethod
     def _mp3_tagged(source: Any) -> bool:
         try:
@@ -216,7 +229,8 @@ class SoundfileDecoder(Decoder):
         file = self._file if file is None else file
         native = getattr(sf, "_snd", None)
         if native is None or not hasattr(sf, "_ffi"):  # another soundfile: its public read
-            return file.read(n, dtype=dtype, always_2d=True)
+            data = file.read(n, dtype=dtype, always_2d=True)
+            return from_vorbis(data) if self._vorbis_order else data
         file._check_if_closed()
         out = np.empty((n, self.num_channels), dtype)
         if n == 0:
@@ -229,6 +243,8 @@ class SoundfileDecoder(Decoder):
             raise _TrailingJunk(code)
         if code:
             raise sf.LibsndfileError(code, "Error reading audio data: ")
+        if self._vorbis_order:
+            out = from_vorbis(out[:got])
         return out if got == n else out[:got]
 
     def _damage_in_the_middle(self) -> bool:
@@ -581,6 +597,7 @@ class AvDecoder(Decoder):
             raise CorruptAudioError(f"{name} declares {self.num_channels} channels: not usable audio.")
         self.format_name = str(self._container.format.name).split(",")[0].upper()
         self.subtype = str(stream.codec_context.name).upper()
+        self.channel_layout = str(stream.layout.name) if stream.layout is not None else None
         if not seekable and self.format_name == "MOV":
             self._container.close()
             raise _FinalError(
@@ -898,36 +915,6 @@ def _lame_length(head: bytes) -> int | None:
     padding = ((head[pos + 22] & 0x0F) << 8) | head[pos + 23]
     total = frames * samples_per_frame - delay - padding
     return total if total > 0 else None
-
-
-def _faster(decoder: SoundfileDecoder, source: Any) -> Decoder:
-    """A faster reader of the same samples in place of ``decoder`` where there is one (see io/wav.py)."""
-    if decoder.format_name in ("WAV", "WAVEX", "RF64"):
-        from .wav import PcmWavDecoder
-
-        return PcmWavDecoder.replace(decoder, source)
-    return decoder
-
-
-def open_decoder(source: Any, name: str, seekable: bool = True) -> Decoder:
-    """The decoder for ``source``: content decides (libsndfile first, FFmpeg for the rest)."""
-    errors = []
-    if seekable:
-        try:
-            return _faster(SoundfileDecoder(source, name), source)
-        except UnsupportedFormatError as exc:
-            errors.append(str(exc))
-            if hasattr(source, "seek"):
-                source.seek(0)
-    try:
-        return AvDecoder(source, name, seekable)
-    except _FinalError as exc:
-        raise UnsupportedFormatError(str(exc)) from None
-    except UnsupportedFormatError as exc:
-        errors.append(str(exc))
-    raise UnsupportedFormatError(
-        f'Failed to open audio file: file "{name}" does not seem to contain audio data in a known or supported format.'
-    )
 
 
 # ----------------------------------------------------------------------------------------------- encoders
@@ -1286,6 +1273,7 @@ class SoundfileEncoder(Encoder):
             native.sf_command(self._file._file, SFC_SET_ADD_PEAK_CHUNK, sf._ffi.NULL, 0)
         self._integer = settings.pcm and settings.file_dtype.startswith("int")
         self._channels = num_channels
+        self._vorbis_order = is_vorbis_order(settings.subtype or "", num_channels)  # written in Vorbis order
         self._written = 0
         # libsndfile writes nothing at all for a FLAC file without frames, and an unreadable Opus file.
         self._needs_a_frame = fmt == "FLAC" or settings.subtype == "OPUS"
@@ -1311,6 +1299,8 @@ class SoundfileEncoder(Encoder):
 
     def write(self, block: np.ndarray) -> None:
         frames = block.shape[0]
+        if self._vorbis_order:
+            block = to_vorbis(block)
         for start in range(0, frames, WRITE_CHUNK):
             self._sndfile(self._file.write, block[start : start + WRITE_CHUNK])
         self._written += frames
@@ -1426,25 +1416,6 @@ class AvEncoder(Encoder):
                 self._owned.close()
             except OSError:
                 pass
-
-
-def open_encoder(target: Any, settings: Any, samplerate: int, num_channels: int) -> Encoder:
-    if settings.format == "m4a":
-        if not isinstance(target, str) and not seekable_target(target):
-            raise UnsupportedFormatError(
-                "An M4A/MP4 file cannot be written to a non-seekable stream (a pipe): its index is written last. "
-                "Write a seekable file, or another format (FLAC, Ogg, MP3, WAV)."
-            )
-        return AvEncoder(target, settings, samplerate, num_channels)
-    if settings.format == "mp3":
-        from .mp3_writer import LameEncoder
-
-        return LameEncoder(target, settings, samplerate, num_channels)
-    from .wav_writer import WavEncoder
-
-    if WavEncoder.applies(target, settings):
-        return WavEncoder(target, settings.subtype, samplerate, num_channels)
-    return SoundfileEncoder(target, settings, samplerate, num_channels)
 
 
 def is_bytes_io(obj: Any) -> bool:
