@@ -84,8 +84,6 @@ def _ff(*args: str) -> tuple[str, ...]:
     return ("ffmpeg", "-v", "error", "-y", "-i", "{srcf}", *args)
 
 
-SURROUND_PENDING = "Vorbis/Opus surround channel order (issue 17, the layouts work)"
-
 # tolerances: libsndfile's decoders (libvorbis, libopus, mpg123) against FFmpeg's own, measured on these files
 TOL_MP3 = 2e-3
 TOL_VORBIS = 2e-3
@@ -184,7 +182,6 @@ def _specs() -> list[Spec]:
         False,
         _ff("-c:a", "libvorbis", "{out}"),
         tolerance=TOL_VORBIS,
-        channel_order_pending=SURROUND_PENDING,
     )
     add(
         "vorbis-ff-pipe",
@@ -209,8 +206,9 @@ def _specs() -> list[Spec]:
         6,
         False,
         _ff("-c:a", "libopus", "-b:a", "256k", "{out}"),
-        tolerance=TOL_OPUS,
-        channel_order_pending=SURROUND_PENDING,
+        # FFmpeg's native Opus decoder differs from libopus (libsndfile's, and ffmpeg -c:a libopus) on this file's
+        # centre and LFE streams by up to 0.086; stompbox equals libopus's decode to its 16-bit output's rounding
+        tolerance=0.1,
     )
     add(
         "opus-ff-pipe",
@@ -232,7 +230,6 @@ def _specs() -> list[Spec]:
         False,
         ("opusenc", "--quiet", "{src16}", "{out}"),
         tolerance=TOL_OPUS,
-        channel_order_pending=SURROUND_PENDING,
     )
     # ---- MP3
     add("mp3-lame-cbr", "mp3", 44100, 2, False, ("lame", "--quiet", "-b", "192", "{src16}", "{out}"), tolerance=TOL_MP3)

@@ -17,7 +17,7 @@ import math
 import os
 import re
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -423,6 +423,21 @@ class ReadOnlyDict(dict):
         )
 
 
+def is_plugin_uri(text: str) -> bool:
+    """Whether ``text`` names a plugin by URI (an LV2 plugin: ``http://...``, ``urn:...``) rather than by file."""
+    return "://" in text or text.startswith("urn:")
+
+
+_chain_loader: Callable[..., ExternalPlugin] | None = None
+
+
+def set_chain_loader(load: Callable[..., ExternalPlugin]) -> None:
+    """Set how a chain file's hosted plugin is loaded (:func:`stompbox.hosting.load_plugin`, which sits above
+    this base class of the hosts; not for users)."""
+    global _chain_loader
+    _chain_loader = load
+
+
 class ExternalPluginReloadType(enum.IntEnum):
     """How a hosted plugin is reset between streams (pedalboard's enum of the same name).
 
@@ -463,7 +478,7 @@ class ExternalPlugin(Plugin, ParameterAccess):
         again and restores the state, so the copy sounds the same (where the plugin is installed). A plugin
         file or bundle is named as :func:`stompbox.chains.file_reference` does (relative to a chain file's
         folder that holds it, else absolute); an LV2 URI or a LADSPA library name stays as it is."""
-        from ..chains import file_reference
+        from ..core.serial import file_reference
 
         identity = self._identity()
         raw = identity["raw_state"]
@@ -481,9 +496,11 @@ class ExternalPlugin(Plugin, ParameterAccess):
 
     @classmethod
     def _from_dict(cls, data: dict[str, Any]) -> ExternalPlugin:
-        from ..chains import resolve_reference
-        from . import is_plugin_uri, load_plugin
+        from ..core.serial import resolve_reference
 
+        if _chain_loader is None:  # set when stompbox.hosting is imported, which importing this module does
+            raise RuntimeError("stompbox.hosting is not initialised")
+        load_plugin = _chain_loader
         path = data["path"]
         if not isinstance(path, str):
             raise TypeError(f"'path' must be a string (got {type(path).__name__}).")

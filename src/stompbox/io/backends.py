@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .channel_order import from_vorbis, is_vorbis_order, sndfile_layout, to_vorbis
 from .errors import AudioFileError, AudioWriteError, CorruptAudioError, TruncatedAudioWarning, UnsupportedFormatError
 from .ogg_pages import MAX_PAGE, OggSerialRewriter, last_page_span
 
@@ -74,6 +75,7 @@ class Decoder:
     format_name: str
     subtype: str
     position: int
+    channel_layout: str | None = None  # FFmpeg's name of the layout the file states (None: not stated)
 
     def read(self, n: int) -> np.ndarray:  # float32 (channels, <= n); shorter only at the end
         raise NotImplementedError
@@ -187,6 +189,8 @@ class SoundfileDecoder(Decoder):
         self.subtype = str(info.subtype)
         self.position = 0
         self.file_dtype = PCM_DTYPES.get(self.subtype, "float32")
+        self.channel_layout = sndfile_layout(info, self.format_name, self.subtype, self._flac_head(source))
+        self._vorbis_order = is_vorbis_order(self.subtype, self.num_channels)  # read in Vorbis order: reorder
         if self.format_name in ("WAV", "WAVEX", "RF64", "W64") and self.subtype in ("ULAW", "ALAW"):
             self.file_dtype = "float32"
         self.exact = True
@@ -250,6 +254,15 @@ class SoundfileDecoder(Decoder):
             return False
         return self.frames > (size // 6 + 1) * 65535
 
+    def _flac_head(self, source: Any) -> bytes:
+        """The start of a FLAC file of more than two channels, where a channel-mask comment may be."""
+        if self.format_name != "FLAC" or self.num_channels <= 2:
+            return b""
+        try:
+            return _peek(source, 1 << 16)
+        except (OSError, AttributeError, ValueError):
+            return b""
+
     @staticmethod
     def _mp3_tagged(source: Any) -> bool:
         try:
@@ -273,7 +286,8 @@ class SoundfileDecoder(Decoder):
         file = self._file if file is None else file
         native = getattr(sf, "_snd", None)
         if native is None or not hasattr(sf, "_ffi"):  # another soundfile: its public read
-            return file.read(n, dtype=dtype, always_2d=True)
+            data = file.read(n, dtype=dtype, always_2d=True)
+            return from_vorbis(data) if self._vorbis_order else data
         file._check_if_closed()
         out = np.empty((n, self.num_channels), dtype)
         if n == 0:
@@ -286,6 +300,8 @@ class SoundfileDecoder(Decoder):
             raise _TrailingJunk(code)
         if code:
             raise sf.LibsndfileError(code, "Error reading audio data: ")
+        if self._vorbis_order:
+            out = from_vorbis(out[:got])
         return out if got == n else out[:got]
 
     def _damage_in_the_middle(self) -> bool:
@@ -718,6 +734,7 @@ class AvDecoder(Decoder):
             raise CorruptAudioError(f"{name} declares {self.num_channels} channels: not usable audio.")
         self.format_name = str(self._container.format.name).split(",")[0].upper()
         self.subtype = str(stream.codec_context.name).upper()
+        self.channel_layout = str(stream.layout.name) if stream.layout is not None else None
         if not seekable and self.format_name == "MOV":
             self._container.close()
             raise _FinalError(
@@ -1045,16 +1062,6 @@ def _lame_length(head: bytes) -> int | None:
     return total if total > 0 else None
 
 
-def _w64_extensible_float(head: bytes) -> bool:
-    """Whether a Sony Wave64 header's ``fmt`` chunk is WAVE_FORMAT_EXTENSIBLE with the IEEE float sub-format."""
-    at = head.find(b"fmt \xf3\xac\xd3\x11")
-    if at < 0 or len(head) < at + 24 + 26:
-        return False
-    body = at + 24  # GUID (16 bytes) and size (8)
-    tag = int.from_bytes(head[body : body + 2], "little")
-    return tag == 0xFFFE and int.from_bytes(head[body + 24 : body + 26], "little") == 3
-
-
 def _pcm_cut(log: str) -> tuple[int, int] | None:
     """(bytes declared, bytes present) when libsndfile's log of an uncompressed file's header says its audio
     chunk (or, failing that, the whole file) is longer than the file holds: a truncated file, which libsndfile
@@ -1068,100 +1075,6 @@ def _pcm_cut(log: str) -> tuple[int, int] | None:
             unknown = declared in (0, 0xFFFFFFFF)  # a header written to a pipe: the audio runs to the end
             return (declared, present) if declared > present and not unknown else None
     return None
-
-
-def _walk_mp3(source: Any) -> tuple[int, bool, bool]:
-    """:func:`stompbox.io.mp3_frames.walk` of a path or a seekable file-like (left where it was)."""
-    from .mp3_frames import walk
-
-    if isinstance(source, str):
-        with open(source, "rb") as handle:
-            return walk(handle.read)
-    here = source.tell()
-    try:
-        source.seek(0)
-        return walk(source.read)
-    finally:
-        source.seek(here)
-
-
-def _mp3_of_unknown_length(decoder: SoundfileDecoder, source: Any, name: str) -> Decoder:
-    """An MP3 whose length libsndfile cannot know is decoded by FFmpeg, to its real end.
-
-    libsndfile ends every read at the length it declared at open, which for an MP3 without a LAME tag (FFmpeg's
-    to a pipe or with ``-write_xing 0``, ``lame -t``) is mpg123's estimate from the first frames' bitrate: a VBR
-    file was cut at 70% of its audio without a word. Such a file's frames are walked (bounded memory, about a
-    microsecond a frame): its length is then exact, the samples of all its whole frames, which is what FFmpeg
-    decodes of it. A LAME tag whose delay and padding exceed its frames (a negative length) is a tag that lies:
-    FFmpeg decodes the file, its length an estimate until the end. A file damaged in the middle stays with
-    libsndfile's reader, which raises CorruptAudioError at the damage."""
-    try:
-        tagged = _has_lame_tag(_peek(source, 1 << 16))
-    except (OSError, AttributeError, ValueError):
-        return decoder
-    lying = tagged and decoder.frames <= 0
-    if tagged and not lying:
-        return decoder
-    try:
-        samples, damaged, cut = _walk_mp3(source)
-    except (OSError, ValueError, AttributeError):
-        return decoder
-    if damaged or (samples == 0 and not lying):
-        return decoder
-    decoder.close()
-    if hasattr(source, "seek"):
-        source.seek(0)
-    replacement = AvDecoder(source, name)
-    if lying:
-        replacement.frames, replacement.exact = max(0, samples), False
-    else:
-        replacement.frames, replacement.exact = samples, True
-    if cut:
-        warn_truncated(replacement, samples, "its last frame is cut short")
-    return replacement
-
-
-def _faster(decoder: SoundfileDecoder, source: Any, name: str = "") -> Decoder:
-    """A faster or a more complete reader of the same file in place of ``decoder`` where there is one (see
-    io/wav.py; MP3s of unknown length)."""
-    if decoder.format_name == "MP3":
-        return _mp3_of_unknown_length(decoder, source, name)
-    if decoder.format_name == "W64" and decoder.subtype in ("PCM_32", "PCM_64"):
-        try:
-            floats = _w64_extensible_float(_peek(source, 4096))
-        except (OSError, AttributeError, ValueError):
-            floats = False
-        if floats:  # libsndfile reads a W64's WAVE_FORMAT_EXTENSIBLE float samples as integers (FFmpeg's W64)
-            decoder.close()
-            if hasattr(source, "seek"):
-                source.seek(0)
-            return AvDecoder(source, name)
-    if decoder.format_name in ("WAV", "WAVEX", "RF64"):
-        from .wav import PcmWavDecoder
-
-        return PcmWavDecoder.replace(decoder, source)
-    return decoder
-
-
-def open_decoder(source: Any, name: str, seekable: bool = True) -> Decoder:
-    """The decoder for ``source``: content decides (libsndfile first, FFmpeg for the rest)."""
-    errors = []
-    if seekable:
-        try:
-            return _faster(SoundfileDecoder(source, name), source, name)
-        except UnsupportedFormatError as exc:
-            errors.append(str(exc))
-            if hasattr(source, "seek"):
-                source.seek(0)
-    try:
-        return AvDecoder(source, name, seekable)
-    except _FinalError as exc:
-        raise UnsupportedFormatError(str(exc)) from None
-    except UnsupportedFormatError as exc:
-        errors.append(str(exc))
-    raise UnsupportedFormatError(
-        f'Failed to open audio file: file "{name}" does not seem to contain audio data in a known or supported format.'
-    )
 
 
 # ----------------------------------------------------------------------------------------------- encoders
@@ -1220,6 +1133,13 @@ class Encoder:
 
     def close(self) -> None:
         raise NotImplementedError
+
+    def abort(self) -> None:
+        """Stop without finishing the file (it is discarded): release what the encoder holds, raise nothing."""
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - the file is being discarded anyway
+            pass
 
 
 SF_FORMATS = {"wav": "WAV", "aiff": "AIFF", "flac": "FLAC", "ogg": "OGG", "opus": "OGG"}  # MP3: io/mp3_writer.py
@@ -1435,17 +1355,18 @@ class SoundfileEncoder(Encoder):
         if self._forward_only:
             target = ForwardOnlyFile(target)
         fmt = SF_FORMATS[settings.format]
-        # Ogg pages go through a rewriter that fixes their stream serial numbers (libsndfile's are random), so a
-        # path is opened here and written through it as a file-like.
+        # A path is opened here and given to libsndfile as a file-like object: libsndfile drops the errors of its
+        # own writes to a path (a FLAC file closed "cleanly" on a full disk had total_samples = 0), while every
+        # write through a file-like is checked (_WriteWindow). Ogg pages also go through a rewriter that fixes
+        # their stream serial numbers (libsndfile's are random).
         self._owned: Any = None
         self._pages: OggSerialRewriter | None = None
+        if isinstance(target, str):
+            target = self._owned = open(target, "w+b")  # noqa: SIM115 - closed by close()
         if fmt == "OGG":
-            if isinstance(target, str):
-                target = self._owned = open(target, "w+b")  # noqa: SIM115 - closed by close()
             target = self._pages = OggSerialRewriter(target)
-        self._trap = _WriteWindow(target) if not isinstance(target, str) else None
-        if self._trap is not None:
-            target = self._trap
+        self._trap = _WriteWindow(target)
+        target = self._trap
         kwargs: dict[str, Any] = {}
         if settings.compression_level is not None:
             kwargs["compression_level"] = settings.compression_level
@@ -1474,14 +1395,14 @@ class SoundfileEncoder(Encoder):
             native.sf_command(self._file._file, SFC_SET_ADD_PEAK_CHUNK, sf._ffi.NULL, 0)
         self._integer = settings.pcm and settings.file_dtype.startswith("int")
         self._channels = num_channels
+        self._vorbis_order = is_vorbis_order(settings.subtype or "", num_channels)  # written in Vorbis order
         self._written = 0
         # libsndfile writes nothing at all for a FLAC file without frames, and an unreadable Opus file.
         self._needs_a_frame = fmt == "FLAC" or settings.subtype == "OPUS"
         self._flac = fmt == "FLAC"
-        self._path = target if isinstance(target, str) else None
 
     def _check_target(self) -> None:
-        if self._trap is not None and self._trap.error is not None:
+        if self._trap.error is not None:
             raise self._trap.error
 
     def _sndfile(self, method: Any, *args: Any) -> None:
@@ -1499,6 +1420,8 @@ class SoundfileEncoder(Encoder):
 
     def write(self, block: np.ndarray) -> None:
         frames = block.shape[0]
+        if self._vorbis_order:
+            block = to_vorbis(block)
         for start in range(0, frames, WRITE_CHUNK):
             self._sndfile(self._file.write, block[start : start + WRITE_CHUNK])
         self._written += frames
@@ -1517,22 +1440,30 @@ class SoundfileEncoder(Encoder):
                 self._pages.finish()
             if self._flac and not self._forward_only:
                 self._add_seektable()
+            if self._owned is not None:
+                self._owned.flush()  # a full disk may refuse the last buffered bytes: that is an error
         finally:
             if self._owned is not None:
                 self._owned.close()
 
+    def abort(self) -> None:
+        try:
+            self._file.close()
+        except Exception:  # noqa: BLE001 - the file is discarded
+            pass
+        if self._owned is not None:
+            try:
+                self._owned.close()
+            except OSError:
+                pass
+
     def _add_seektable(self) -> None:
         """Give the finished FLAC file a seek table (:mod:`stompbox.io.flac_seektable`). A file-like that cannot
         be read back keeps the file as libsndfile wrote it; a failure while moving the data is a failed write
-        (the file-like's own exception; for a path, :class:`AudioWriteError`)."""
-        from .flac_seektable import add_to_path, add_to_stream
+        (the file-like's own exception)."""
+        from .flac_seektable import add_to_stream
 
-        if self._path is not None:
-            try:
-                add_to_path(self._path)
-            except OSError as exc:
-                raise AudioWriteError(f"Unable to write data to audio file: {exc}") from exc
-        elif self._trap is not None and self._trap.error is None:
+        if self._trap.error is None:
             self._trap._end = add_to_stream(self._trap._file, self._trap._origin, self._trap._end)
 
 
@@ -1543,6 +1474,12 @@ class AvEncoder(Encoder):
         import av
 
         self._av = av
+        # A path is opened here and written through Python: FFmpeg's own file writes report a full disk late or
+        # not at all, and closing its container after a failed write crashed; a Python file's errors are raised
+        # by the call that met them.
+        self._owned: Any = None
+        if isinstance(target, str):
+            target = self._owned = open(target, "w+b")  # noqa: SIM115 - closed by close()
         try:
             # the edit list that trims the encoder's priming and padding counts in the movie's time scale, 1/1000 s
             # by default: lengths came back up to 30 frames off; in samples they are exact
@@ -1555,6 +1492,8 @@ class AvEncoder(Encoder):
             layouts = {1: "mono", 2: "stereo", 3: "3.0", 4: "quad", 5: "5.0", 6: "5.1", 7: "7.0", 8: "7.1"}
             self._stream.layout = layouts[num_channels]
         except (av.error.FFmpegError, ValueError, KeyError) as exc:
+            if self._owned is not None:
+                self._owned.close()
             raise ValueError(f"Unable to create M4A writer: {exc}") from exc
         self._rate = samplerate
         self._channels = num_channels
@@ -1575,30 +1514,28 @@ class AvEncoder(Encoder):
             self._container.mux(packet)
 
     def close(self) -> None:
-        if self._pts == 0:  # an empty file must still be a valid file: one frame of silence
-            self.write(np.zeros((1, self._channels), np.float32))
-        for packet in self._stream.encode(None):
-            self._container.mux(packet)
-        self._container.close()
+        try:
+            if self._pts == 0:  # an empty file must still be a valid file: one frame of silence
+                self.write(np.zeros((1, self._channels), np.float32))
+            for packet in self._stream.encode(None):
+                self._container.mux(packet)
+            self._container.close()
+            if self._owned is not None:
+                self._owned.flush()
+        finally:
+            if self._owned is not None:
+                self._owned.close()
 
-
-def open_encoder(target: Any, settings: Any, samplerate: int, num_channels: int) -> Encoder:
-    if settings.format == "m4a":
-        if not isinstance(target, str) and not seekable_target(target):
-            raise UnsupportedFormatError(
-                "An M4A/MP4 file cannot be written to a non-seekable stream (a pipe): its index is written last. "
-                "Write a seekable file, or another format (FLAC, Ogg, MP3, WAV)."
-            )
-        return AvEncoder(target, settings, samplerate, num_channels)
-    if settings.format == "mp3":
-        from .mp3_writer import LameEncoder
-
-        return LameEncoder(target, settings, samplerate, num_channels)
-    from .wav_writer import WavEncoder
-
-    if WavEncoder.applies(target, settings):
-        return WavEncoder(target, settings.subtype, samplerate, num_channels)
-    return SoundfileEncoder(target, settings, samplerate, num_channels)
+    def abort(self) -> None:
+        try:
+            self._container.close()
+        except Exception:  # noqa: BLE001 - the file is discarded
+            pass
+        if self._owned is not None:
+            try:
+                self._owned.close()
+            except OSError:
+                pass
 
 
 def is_bytes_io(obj: Any) -> bool:
