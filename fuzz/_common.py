@@ -10,7 +10,7 @@ import atheris
 
 INSTRUMENTED = [
     "stompbox.core.params",
-    "stompbox.core.layout",
+    "stompbox._base.layout",
     "stompbox.core.automation",
     "stompbox.core.plugin",
     "stompbox.board",

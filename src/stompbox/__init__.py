@@ -19,10 +19,11 @@ import importlib
 from typing import Any
 
 from . import effects as _effects
+from ._base.errors import StompboxError
+from ._base.version import __version__
 from .board import Chain, Mix, Pedalboard, PluginContainer, process
 from .core import Plugin, registry
 
-__version__ = "0.1.0"
 version = __version__
 
 # submodules and names loaded on first access: name -> module
@@ -47,7 +48,7 @@ _LAZY_NAMES: dict[str, str] = {
 }
 
 __all__ = sorted(
-    {"Chain", "Mix", "Pedalboard", "Plugin", "PluginContainer", "process", "io", "utils", "version"}
+    {"Chain", "Mix", "Pedalboard", "Plugin", "PluginContainer", "StompboxError", "process", "io", "utils", "version"}
     | set(_effects.EXPORTS)
     | set(_LAZY_NAMES)
 )

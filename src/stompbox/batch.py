@@ -15,15 +15,12 @@ stopping the others.
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import json
 import os
 import threading
 import time
-import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,7 +31,6 @@ __all__ = [
     "AUDIO_EXTENSIONS",
     "BatchReport",
     "FileResult",
-    "atomic_output",
     "default_bit_depth",
     "find_audio_files",
     "process_file",
@@ -179,20 +175,6 @@ def stream_through(
     )
 
 
-@contextlib.contextmanager
-def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
-    """A temporary path next to ``path`` (same extension, so the format is the same) that replaces ``path``
-    when the block exits cleanly and is deleted when it raises."""
-    target = Path(os.fspath(path))
-    temporary = target.with_name(f".{target.stem}.partial-{uuid.uuid4().hex[:12]}{target.suffix}")
-    try:
-        yield str(temporary)
-        os.replace(temporary, target)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
-
-
 def _as_plugin(chain: Plugin | dict[str, Any] | list[Any] | str | os.PathLike[str]) -> Plugin:
     from .chains import from_dict, load_chain
 
@@ -263,20 +245,19 @@ def process_file(
     with AudioFile(os.fspath(input_path)) as source:
         reader, rate, _ = conform_reader(source, output_path, samplerate, num_channels)
         bits = bit_depth or default_bit_depth(source.file_dtype, output_path)
-        with atomic_output(output_path) as temporary:
-            with (
-                AudioFile(temporary, "w", rate, reader.num_channels, bit_depth=bits, quality=quality) as out,
-                behind(out, write_behind) as write,
-            ):
-                counts = stream_through(
-                    plugin,
-                    reader,
-                    write,
-                    tail_frames=0 if tail in (None, "auto") else int(round(float(tail) * rate)),
-                    tail="auto" if tail == "auto" else None,
-                    block_frames=block_frames,
-                    progress=progress,
-                )
+        with (
+            AudioFile(os.fspath(output_path), "w", rate, reader.num_channels, bit_depth=bits, quality=quality) as out,
+            behind(out, write_behind) as write,
+        ):
+            counts = stream_through(
+                plugin,
+                reader,
+                write,
+                tail_frames=0 if tail in (None, "auto") else int(round(float(tail) * rate)),
+                tail="auto" if tail == "auto" else None,
+                block_frames=block_frames,
+                progress=progress,
+            )
     return counts
 
 

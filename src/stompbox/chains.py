@@ -26,16 +26,14 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+from ._base.atomic import atomic_path
+from ._base.errors import ChainFormatError
 from .board import Chain, Mix, Pedalboard, PluginContainer
 from .core.plugin import Plugin
 
 FORMAT_VERSION = 1
 MAX_DEPTH = 64  # nesting of containers in a chain description
 _CONTAINERS: dict[str, type[PluginContainer]] = {"Pedalboard": Pedalboard, "Chain": Chain, "Mix": Mix}
-
-
-class ChainFormatError(ValueError):
-    """A chain description that cannot be turned into plugins (unknown type, bad parameter, bad file)."""
 
 
 _SAVE_DIR: ContextVar[Path | None] = ContextVar("stompbox_chain_save_dir", default=None)
@@ -181,12 +179,8 @@ def save(plugin: Plugin, path: str | os.PathLike[str]) -> None:
     target = Path(os.fspath(path))
     with _relative_to(_SAVE_DIR, target.parent):
         text = dumps(plugin, _format_for(target))
-    temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, target)
-    finally:
-        temporary.unlink(missing_ok=True)
+    with atomic_path(target) as temporary, open(temporary, "w", encoding="utf-8") as out:
+        out.write(text)
 
 
 def load_chain(path: str | os.PathLike[str]) -> Plugin:

@@ -10,11 +10,11 @@ import importlib
 import os
 from typing import Any
 
+from .._base.errors import PluginLoadError
 from .external import AudioProcessorParameter, ExternalPlugin, ExternalPluginReloadType
 
 _LAZY = {
     "VST3Plugin": ".vst3",
-    "PluginLoadError": ".vst3.module",
     "LV2Plugin": ".lv2",
     "LADSPAPlugin": ".ladspa",
     "IsolatedPlugin": ".isolated",
@@ -130,9 +130,9 @@ def load_plugin(
 
     Raises
     ------
-    ImportError
-        The path does not exist or is not a loadable plugin ("Failed to load plugin as VST3Plugin. Errors
-        were: ...").
+    PluginLoadError
+        An ``ImportError``: the path does not exist or is not a loadable plugin ("Failed to load plugin as
+        VST3Plugin. Errors were: ...").
     ValueError
         A file with several plugins and no ``plugin_name``, or a name it does not hold.
     """
@@ -171,4 +171,4 @@ def load_plugin(
         except ImportError as e:
             errors.append(f"{cls.__name__}: {e}")
     names = ", ".join(c.__name__ for c in candidates)
-    raise ImportError(f"Failed to load plugin as {names}. Errors were:\n\t" + "\n\t".join(errors))
+    raise PluginLoadError(f"Failed to load plugin as {names}. Errors were:\n\t" + "\n\t".join(errors))

@@ -44,6 +44,7 @@ READ_SCALE = {
     "int32": PCM_READ_SCALE["int32"],
 }
 SEEK_PREROLL = 8192
+SF_COUNT_MAX = 2**63 - 1  # libsndfile's length of a stream whose length it does not know
 READ_STEP = 16384  # frames libsndfile decodes per step of a large read
 CACHE_FRAMES = 32768  # frames decoded ahead for small sequential reads (FLAC, AIFF, CAF...)
 AHEAD_BYTES = 8 << 20  # the most a two-thread read-ahead block may take (PARALLEL_FRAMES of 4 channels)
@@ -153,6 +154,10 @@ class SoundfileDecoder(Decoder):
         self.exact = True
         if self.format_name == "MP3":
             self.exact = self._mp3_tagged(source)
+        # a FLAC stream written to a pipe: STREAMINFO's total was left 0 (unknown), and libFLAC cannot seek in it
+        self._unsized = self.frames >= SF_COUNT_MAX
+        if self._unsized:
+            self.frames, self.exact = 0, False
         self._estimate = self.frames  # the length libsndfile declared at open
         self._damage: bool | None = None  # MP3: valid frames after a place mpg123 failed on (None: not asked yet)
         self._compressed = self.format_name in ("MP3", "OGG") or self.subtype in ("VORBIS", "OPUS", "MPEG_LAYER_III")
@@ -465,6 +470,14 @@ class SoundfileDecoder(Decoder):
         self._drop_cache()
         self._in_sequence = self._ahead = 0
         try:
+            if self._unsized:  # decoded forward to the target (from the start when it is behind)
+                if frame < self.position:
+                    self._file.seek(0)
+                    self.position = 0
+                while self.position < frame:
+                    if self._read(min(frame - self.position, 65536), "float32").shape[0] == 0:
+                        break
+                return
             if not self._compressed:
                 self._file.seek(frame)
                 self.position = frame
@@ -1054,11 +1067,80 @@ class _WriteWindow(_WriteErrorTrap):
         return len(data)
 
 
+def seekable_target(file: Any) -> bool:
+    """Whether a file-like object to write can go back (False for a pipe, a socket, a terminal)."""
+    try:
+        seekable = getattr(file, "seekable", None)
+        if callable(seekable) and not seekable():
+            return False
+        if not hasattr(file, "seek"):
+            return False
+        file.tell()
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False
+    return True
+
+
+class ForwardOnlyFile:
+    """A non-seekable output (a pipe) as a seekable file for libsndfile's writers.
+
+    Bytes once written cannot be changed: the writers' header updates at the end (FLAC's STREAMINFO totals, found
+    by seeking back) are dropped, as FFmpeg and ``flac`` leave them in a pipe (a total of 0 is FLAC's "unknown").
+    ``tell()`` and ``seek()`` keep a position of their own, so a writer that goes back and forth sees a file;
+    only writes at the end reach the pipe.
+    """
+
+    forward_only = True
+
+    def __init__(self, file: Any) -> None:
+        self._file = file
+        self._end = 0  # bytes passed on
+        self._position = 0
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data).cast("B")
+        count = len(view)
+        skip = self._end - self._position  # a rewrite of bytes already gone: dropped
+        if skip < count:
+            fresh = bytes(view[max(0, skip) :])
+            while fresh:
+                written = self._file.write(fresh)
+                written = len(fresh) if written is None else int(written)
+                if written <= 0:
+                    raise AudioWriteError("Unable to write data to audio file: the stream accepted no more bytes.")
+                fresh = fresh[written:]
+            self._end = self._position + count
+        self._position += count
+        return count
+
+    def tell(self) -> int:
+        return self._position
+
+    def seek(self, offset: int = 0, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._end}[whence]
+        self._position = max(0, base + offset)
+        return self._position
+
+    def seekable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        return b""  # what was written is gone: a writer reading back finds nothing
+
+    def flush(self) -> None:
+        flush = getattr(self._file, "flush", None)
+        if callable(flush):
+            flush()
+
+
 class SoundfileEncoder(Encoder):
     def __init__(self, target: Any, settings: Any, samplerate: int, num_channels: int) -> None:
         import soundfile as sf
 
         self._sf = sf
+        self._forward_only = not isinstance(target, str) and not seekable_target(target)
+        if self._forward_only:
+            target = ForwardOnlyFile(target)
         fmt = SF_FORMATS[settings.format]
         # Ogg pages go through a rewriter that fixes their stream serial numbers (libsndfile's are random), so a
         # path is opened here and written through it as a file-like.
@@ -1140,7 +1222,7 @@ class SoundfileEncoder(Encoder):
             self._sndfile(self._file.close)
             if self._pages is not None:
                 self._pages.finish()
-            if self._flac:
+            if self._flac and not self._forward_only:
                 self._add_seektable()
         finally:
             if self._owned is not None:
@@ -1209,6 +1291,11 @@ class AvEncoder(Encoder):
 
 def open_encoder(target: Any, settings: Any, samplerate: int, num_channels: int) -> Encoder:
     if settings.format == "m4a":
+        if not isinstance(target, str) and not seekable_target(target):
+            raise UnsupportedFormatError(
+                "An M4A/MP4 file cannot be written to a non-seekable stream (a pipe): its index is written last. "
+                "Write a seekable file, or another format (FLAC, Ogg, MP3, WAV)."
+            )
         return AvEncoder(target, settings, samplerate, num_channels)
     if settings.format == "mp3":
         from .mp3_writer import LameEncoder

@@ -1,13 +1,13 @@
 """Exceptions of the audio file layer.
 
-Each is a :class:`stompbox.core.errors.StompboxError`, and every one but :class:`AudioWriteError` a ``ValueError``
+Each is a :class:`stompbox.StompboxError`, and every one but :class:`AudioWriteError` a ``ValueError``
 (pedalboard raises ``ValueError`` for files it cannot open); some also derive from the built-in exception that
 names the problem best, so ``except FileNotFoundError`` and ``except ValueError`` both work.
 """
 
 from __future__ import annotations
 
-from ..core.errors import ClosedError, StompboxError
+from .._base.errors import ClosedError, StompboxError
 
 
 class AudioFileError(StompboxError, ValueError):

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base.errors import AudioDeviceError
 from . import stream_miniaudio as _ma
 
 __all__ = ["AudioStream", "AudioDeviceError", "record_to_file", "play_file"]
@@ -56,10 +57,6 @@ FEEDBACK_ERROR = (
     "a speaker. This setup may cause feedback. To create an AudioStream anyways, pass `allow_feedback=True` "
     "to the AudioStream constructor."
 )
-
-
-class AudioDeviceError(RuntimeError):
-    """The audio device of a running stream failed, disappeared or stopped responding."""
 
 
 class _Ring:

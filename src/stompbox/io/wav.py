@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import jit
+from .._base import jit
 from .backends import PCM_READ_SCALE, Decoder, SoundfileDecoder, plain_io, read_ahead
 from .helper_thread import helper
 

@@ -63,7 +63,9 @@ class WavEncoder(Encoder):
             return False
         if isinstance(target, str):
             return True
-        return type(target) is io.BytesIO
+        from .backends import seekable_target
+
+        return type(target) is io.BytesIO or not seekable_target(target)
 
     def __init__(self, target: Any, subtype: str, samplerate: int, num_channels: int) -> None:
         if num_channels > MAX_CHANNELS:
@@ -73,9 +75,13 @@ class WavEncoder(Encoder):
             )
         if not 0 < int(samplerate) <= _LIMIT:
             raise ValueError(f"Unable to create WAV writer: a WAV header holds sample rates up to {_LIMIT} Hz.")
+        from .backends import seekable_target
+
         self._owned = isinstance(target, str)
         self._file: Any = open(target, "r+b", buffering=0) if self._owned else target  # noqa: SIM115 - close()
-        self._origin = self._file.tell()  # a BytesIO may hold other bytes before the file
+        # a pipe: the length is not known when the header goes out, and it cannot be rewritten (see _header)
+        self._stream = not self._owned and not seekable_target(self._file)
+        self._origin = 0 if self._stream else self._file.tell()  # a BytesIO may hold other bytes before the file
         self._subtype = subtype
         self._bits = _SUBTYPES[subtype]
         self._float = subtype in ("FLOAT", "DOUBLE")
@@ -109,6 +115,9 @@ class WavEncoder(Encoder):
             chunks.append(b"PAD " + struct.pack("<I", 8 + 8 * channels) + bytes(8 + 8 * channels))
         body = b"WAVE" + b"".join(chunks) + b"data" + struct.pack("<I", min(self._data_bytes, _LIMIT))
         riff = len(body) + self._data_bytes + self._padded
+        if self._stream:  # unknown sizes, as FFmpeg writes them to a pipe: readers take the data to the end
+            body = body[:-4] + struct.pack("<I", _LIMIT)
+            riff = _LIMIT
         return b"RIFF" + struct.pack("<I", min(riff, _LIMIT)) + body
 
     # ---------------------------------------------------------------- samples
@@ -151,7 +160,13 @@ class WavEncoder(Encoder):
         self._file.seek(end)
 
     def flush(self) -> None:
-        """Bring the header's sizes up to date (the bytes so far are a complete file, bar the pad byte)."""
+        """Bring the header's sizes up to date (the bytes so far are a complete file, bar the pad byte); a
+        stream's header cannot change: its bytes so far are pushed on."""
+        if self._stream:
+            flush = getattr(self._file, "flush", None)
+            if callable(flush):
+                flush()
+            return
         self._rewrite_header()
 
     def close(self) -> None:
@@ -159,6 +174,9 @@ class WavEncoder(Encoder):
             return
         self._closed = True
         try:
+            if self._stream:  # no pad byte: the data's length is unknown to readers of the header
+                self.flush()
+                return
             if self._data_bytes & 1:
                 self._write_all(b"\0")
                 self._padded = True
