@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import soundfile
 
-from _audio import SR, diff_db, music, noise, process_in_blocks, speech
+from _audio import SR, diff_db, music, noise, speech
 from stompbox import Convolution
 
 
@@ -116,14 +116,6 @@ def test_mix_is_linear():
     ir = decaying_ir(0.05)
     assert diff_db(Convolution(ir, mix=0.3, sample_rate=SR)(x, SR), direct(x, ir, 0.3)) < -100
     np.testing.assert_array_equal(Convolution(ir, mix=0.0, sample_rate=SR)(x, SR), x)
-
-
-@pytest.mark.parametrize("block", [1, 7, 512, 8192])
-def test_block_size_invariance(block):
-    x = music(0.12 if block == 1 else 0.6)
-    ir = decaying_ir(0.1, channels=2)
-    whole = Convolution(ir, sample_rate=SR)(x, SR)
-    np.testing.assert_allclose(process_in_blocks(Convolution(ir, sample_rate=SR), x, SR, block), whole, atol=1e-6)
 
 
 def test_irregular_blocks_and_zero_latency():

@@ -19,6 +19,7 @@ How each one streams (measured with soundfile 0.14 / libsndfile 1.2.2):
 
 from __future__ import annotations
 
+import functools
 import io
 from typing import Any
 
@@ -334,12 +335,24 @@ class GSMCodec:
         out[0, : decoded.shape[0]] = decoded
         return out
 
+    def __getstate__(self) -> dict[str, Any]:
+        return {}  # libsndfile's codec handles cannot be copied: a copy (pickle, deepcopy) starts a fresh codec
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._encoder = self._decoder = None
+        self.reset()
+
     def __del__(self) -> None:
         self.close()
 
 
 def _mono(block: np.ndarray) -> np.ndarray:
     return block.mean(axis=0, keepdims=True, dtype=np.float32)
+
+
+def _spread(block: np.ndarray, channels: int) -> np.ndarray:
+    """A mono block copied to ``channels`` channels (a module function, so a plugin holding it pickles)."""
+    return np.repeat(block, channels, axis=0)
 
 
 class GSMFullRateCompressor(PairedChannels, PipelinePlugin):
@@ -377,7 +390,7 @@ class GSMFullRateCompressor(PairedChannels, PipelinePlugin):
             AlignedResampler(self._sr, GSM_RATE, 1, self.quality),
             FixedBlockAdapter(GSM_FRAME, 1, self._codec, self._codec.reset, GSM_RATE, batch=True),
             AlignedResampler(GSM_RATE, self._sr, 1, self.quality),
-            FunctionStage(lambda block: np.repeat(block, channels, axis=0), self._sr),
+            FunctionStage(functools.partial(_spread, channels=channels), self._sr),
         ]
         self._pipeline = AlignedPipeline(stages, channels)
         self._config = config
