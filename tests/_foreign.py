@@ -18,6 +18,7 @@ import dataclasses
 import shutil
 import subprocess
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -79,8 +80,6 @@ class Spec:
 def _ff(*args: str) -> tuple[str, ...]:
     return ("ffmpeg", "-v", "error", "-y", "-i", "{srcf}", *args)
 
-
-SURROUND_PENDING = "Vorbis/Opus surround channel order (issue 17, the layouts work)"
 
 # tolerances: libsndfile's decoders (libvorbis, libopus, mpg123) against FFmpeg's own, measured on these files
 TOL_MP3 = 2e-3
@@ -180,7 +179,6 @@ def _specs() -> list[Spec]:
         False,
         _ff("-c:a", "libvorbis", "{out}"),
         tolerance=TOL_VORBIS,
-        channel_order_pending=SURROUND_PENDING,
     )
     add(
         "vorbis-ff-pipe",
@@ -205,8 +203,9 @@ def _specs() -> list[Spec]:
         6,
         False,
         _ff("-c:a", "libopus", "-b:a", "256k", "{out}"),
-        tolerance=TOL_OPUS,
-        channel_order_pending=SURROUND_PENDING,
+        # FFmpeg's native Opus decoder differs from libopus (libsndfile's, and ffmpeg -c:a libopus) on this file's
+        # centre and LFE streams by up to 0.086; stompbox equals libopus's decode to its 16-bit output's rounding
+        tolerance=0.1,
     )
     add(
         "opus-ff-pipe",
@@ -228,7 +227,6 @@ def _specs() -> list[Spec]:
         False,
         ("opusenc", "--quiet", "{src16}", "{out}"),
         tolerance=TOL_OPUS,
-        channel_order_pending=SURROUND_PENDING,
     )
     # ---- MP3
     add("mp3-lame-cbr", "mp3", 44100, 2, False, ("lame", "--quiet", "-b", "192", "{src16}", "{out}"), tolerance=TOL_MP3)
@@ -469,3 +467,27 @@ def dominant_hz(channel: np.ndarray, rate: float) -> float:
     window = np.hanning(channel.size)
     spectrum = np.abs(np.fft.rfft(channel * window))
     return float(np.argmax(spectrum) * rate / channel.size)
+
+
+def _status_kib(field: str) -> int:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith(field + ":"))
+
+
+def peak_growth_mb(action: Callable[[], object]) -> float:
+    """How far ``action()`` raises this process's peak RSS above its RSS before it, in MB (Linux: the peak is
+    reset through /proc/self/clear_refs first)."""
+    with open("/proc/self/clear_refs", "w") as refs:
+        refs.write("5")  # reset VmHWM to the current RSS
+    before = _status_kib("VmRSS")
+    action()
+    return (_status_kib("VmHWM") - before) / 1024.0
+
+
+def can_measure_peak() -> bool:
+    try:
+        with open("/proc/self/clear_refs", "w") as refs:
+            refs.write("5")
+        return True
+    except OSError:
+        return False

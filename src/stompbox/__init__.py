@@ -81,7 +81,13 @@ registry.provide("routing", ["ChannelMap", "ChannelMatrix", "Split"], _load_publ
 registry.provide("hosted", ["ExternalPlugin", "VST3Plugin"], _load_public)
 registry.provide(
     "internal",
-    ["AddLatency", "FixedSizeBlockTestPlugin", "ForceMonoTestPlugin", "PrimeWithSilenceTestPlugin"],
+    [
+        "AddLatency",
+        "FixedSizeBlockTestPlugin",
+        "ForceMonoTestPlugin",
+        "PrimeWithSilenceTestPlugin",
+        "ResampleWithLatency",
+    ],
     _load_internal,
 )
 

@@ -308,8 +308,8 @@ def render_file(
     The output (format from its extension; bit depth by default the input's where the format allows) is
     written atomically. Returns the frames read and written.
     """
-    from .batch import default_bit_depth
     from .io import AudioFile
+    from .io.formats import default_bit_depth
     from .io.write_behind import behind
 
     if os.path.abspath(os.fspath(input_path)) == os.path.abspath(os.fspath(output_path)):

@@ -30,18 +30,11 @@ SEEKS = 50
 SEEK_READ = 64  # frames compared after each seek
 #: known failures still to fix: "id" or "id:test" -> reason
 PENDING: dict[str, str] = {
-    "caf-alac-16:frames": "CAF/ALAC length from its packet table",
-    "caf-alac-24": "CAF/ALAC from FFmpeg",
     "mp3-ff-vbr-noxing": "VBR MP3 without a Xing header",
     "mp3-ff-vbr-pipe": "VBR MP3 without a Xing header",
     "mp3-ff-vbr-pipe-long": "VBR MP3 without a Xing header",
     "mp3-lame-notag": "VBR MP3 without a Xing header",
     "w64-f32": "W64 WAVE_FORMAT_EXTENSIBLE float",
-    **{
-        spec.id: "Matroska blocks placed by millisecond timestamps"
-        for spec in _foreign.SPECS
-        if spec.ext in ("mka", "webm")
-    },
 }
 
 

@@ -27,6 +27,12 @@ __all__ = [
 ]
 
 STDIO = "-"  # the name of standard input / output, as in SoX and FFmpeg
+#: ``--channels``: the conversion rule of :class:`stompbox.io.ChannelConvertedReadableAudioFile`, in one line.
+CHANNELS_HELP = (
+    "channel count; fewer channels are downmixed as FFmpeg does (centre and surrounds at -3 dB, LFE dropped, "
+    "scaled so it cannot clip; stereo to mono is the mean), mono is copied to every channel, and speakers a "
+    "smaller layout lacks are silent"
+)
 
 
 class CLIError(StompboxError):
@@ -122,7 +128,7 @@ def add_output_options(p: argparse.ArgumentParser, *, quality: bool = True, type
     p.add_argument(
         "-r", "--rate", "--samplerate", dest="rate", type=positive_rate, metavar="R", help="sample rate in Hz"
     )
-    p.add_argument("-c", "--channels", type=positive_int, metavar="N", help="channel count (mixed down or up)")
+    p.add_argument("-c", "--channels", type=positive_int, metavar="N", help=CHANNELS_HELP)
     p.add_argument(
         "-b",
         "--bits",

@@ -33,7 +33,7 @@ def register(sub: Any) -> None:
         usage="stompbox convert [options] IN OUT\n       stompbox convert [options] --example OUT",
         description=(
             "Convert IN to OUT as a stream, in constant memory: the format comes from OUT's extension (or -t); "
-            "-r resamples, -c mixes down or up (mono = mean of channels). IN or OUT may be '-' for standard "
+            "-r resamples, -c mixes down or up (surround downmixed as FFmpeg does). IN or OUT may be '-' for standard "
             "input/output, streamed. "
             "With --example, IN is omitted and stompbox's own synthesised example clip is converted."
         ),

@@ -535,7 +535,7 @@ class Plugin:
     @classmethod
     def from_dict(cls, data: dict[str, Any] | list[Any]) -> Plugin:
         """Build a plugin (or a board) from :meth:`to_dict`'s output."""
-        from ..chains import from_dict
+        from .serial import from_dict
 
         plugin = from_dict(data)
         if not isinstance(plugin, cls):
@@ -544,7 +544,7 @@ class Plugin:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Save this plugin (or board) as a chain file: JSON, or YAML for ``.yaml``/``.yml`` paths."""
-        from ..chains import save
+        from .serial import save
 
         save(self, path)
 

@@ -51,6 +51,7 @@ class UnknownPluginError(StompboxError, LookupError):
 
 _lock = threading.RLock()
 _defined: list[weakref.ref[type[Plugin]]] = []  # weak: a class a test defines in a function may go
+_subclasses: weakref.WeakSet[type[Plugin]] = weakref.WeakSet()  # every Plugin subclass, abstract ones too
 # public name -> (kind, loader)
 _catalogue: dict[str, tuple[str, Callable[[str], Any]]] = {}
 
@@ -61,6 +62,7 @@ def _key(name: str) -> str:
 
 def record(cls: type[Plugin]) -> None:
     """Record a plugin class as it is defined (called by ``Plugin.__init_subclass__``; not for users)."""
+    _subclasses.add(cls)
     if cls.__dict__.get("_abstract", False):
         return
     with _lock:
@@ -92,8 +94,6 @@ def kind_of(name: str) -> str | None:
 
 
 def _load(name: str) -> type[Plugin] | None:
-    from .plugin import Plugin
-
     entry = _catalogue.get(name)
     if entry is None:
         return None
@@ -102,7 +102,7 @@ def _load(name: str) -> type[Plugin] | None:
         value = load(name)
     except (AttributeError, ImportError):
         return None
-    if not (isinstance(value, type) and issubclass(value, Plugin)):
+    if not (isinstance(value, type) and value in _subclasses):  # a Plugin subclass (all are recorded)
         return None
     if kind == "effect" and value.__dict__.get("_abstract", False):  # a family's base (IIRFilter)
         return None

@@ -15,7 +15,7 @@ from .audiofile import (
     get_supported_read_formats,
     get_supported_write_formats,
 )
-from .errors import AudioFileError, ClosedFileError, CorruptAudioError, UnsupportedFormatError
+from .errors import AudioFileError, ClosedFileError, CorruptAudioError, TruncatedAudioWarning, UnsupportedFormatError
 from .formats import WriteableAudioFileFlag
 
 _LAZY: dict[str, str] = {
@@ -35,6 +35,7 @@ __all__ = [
     "ClosedFileError",
     "CorruptAudioError",
     "ReadableAudioFile",
+    "TruncatedAudioWarning",
     "UnsupportedFormatError",
     "WriteableAudioFile",
     "WriteableAudioFileFlag",

@@ -21,11 +21,13 @@ import numpy as np
 
 from .._base import jit
 from .._base.atomic import AtomicWrite
+from .._base.channels import layout_name
 from .._base.errors import LayoutError
 from .._base.layout import check_ndim, detect_layout
 from . import formats
-from .backends import QUANTIZE, Decoder, Encoder, open_decoder, open_encoder, quantize
+from .backends import QUANTIZE, Decoder, Encoder, quantize
 from .channels import check_num_frames
+from .codec_choice import open_decoder, open_encoder
 from .errors import (
     AudioFileNotFoundError,
     AudioWriteError,
@@ -382,6 +384,18 @@ class ReadableAudioFile(AudioFile):
         return self._closed
 
     @property
+    def channel_layout(self) -> str:
+        """The layout of the channels, named as FFmpeg names it: ``"mono"``, ``"stereo"``, ``"5.1"``,
+        ``"5.1(side)"``, ``"7.1"``... (``ffmpeg -layouts`` lists them). It is what the file states (a WAV/CAF
+        channel mask, an M4A's channel configuration) or the layout its format fixes for the channel count
+        (FLAC, Ogg Vorbis, Opus). Speakers without a standard name are joined by "+" (``"FL+FR+LFE"``), and a
+        file that states no speakers for 3 or more channels gives ``"N channels"``. Channels are always read in
+        this layout's order, WAV's (FL, FR, FC, LFE, BL, BR, FLC, FRC, BC, SL, SR), whatever the file's own
+        order (Vorbis and Opus put the centre second and the LFE last)."""
+        layout = self._decoder.channel_layout
+        return layout if layout else layout_name(0, self.num_channels)
+
+    @property
     def format(self) -> str:
         """The container format the decoder found (``"WAV"``, ``"FLAC"``, ``"MP3"``, ``"MOV"``...)."""
         return self._decoder.format_name
@@ -489,12 +503,14 @@ class ReadableAudioFile(AudioFile):
         return ChannelConvertedReadableAudioFile(self, num_channels)
 
     def mono(self) -> Any:
-        """This file as a mono stream (channels averaged), in constant memory."""
+        """This file as a mono stream, in constant memory: stereo is averaged, surround downmixed as FFmpeg does
+        (see :class:`~stompbox.io.ChannelConvertedReadableAudioFile`)."""
         return self.with_channels(1)
 
     def stereo(self) -> Any:
-        """This file as a stereo stream, in constant memory: a mono channel is duplicated; of more channels, the
-        first two are kept."""
+        """This file as a stereo stream, in constant memory: a mono channel is duplicated, surround downmixed as
+        FFmpeg does (centre and surrounds at -3 dB, the LFE dropped, scaled not to clip; see
+        :class:`~stompbox.io.ChannelConvertedReadableAudioFile`)."""
         return self.with_channels(2)
 
     def __repr__(self) -> str:
@@ -795,10 +811,7 @@ class WriteableAudioFile(AudioFile):
             if self._closed:
                 return
             self._closed = True
-            try:
-                self._encoder.close()
-            except Exception:  # noqa: BLE001 - we are discarding the file anyway
-                pass
+            self._encoder.abort()
             self._discard()
 
     def _dropped(self, discard: bool = False) -> None:

@@ -30,6 +30,12 @@ class CorruptAudioError(AudioFileError):
     """The file looked like audio but its data could not be decoded (truncated or damaged)."""
 
 
+class TruncatedAudioWarning(UserWarning):
+    """A file's audio data ends before the length its header declares (a cut download, a copy interrupted):
+    what is present is read, the length is corrected, and this warning names the file, once per opened file.
+    Damage in the middle of the audio is a :class:`CorruptAudioError` instead."""
+
+
 class AudioWriteError(StompboxError, OSError, RuntimeError):
     """An encoder could not write a file: the target refused bytes or a seek, or the codec library failed.
 
@@ -52,5 +58,6 @@ __all__ = [
     "ClosedFileError",
     "CorruptAudioError",
     "NotAnAudioFileError",
+    "TruncatedAudioWarning",
     "UnsupportedFormatError",
 ]

@@ -160,6 +160,7 @@ class PcmWavDecoder(Decoder):
         self.file_dtype = decoder.file_dtype
         self.format_name = decoder.format_name
         self.subtype = decoder.subtype
+        self.channel_layout = decoder.channel_layout
         self.position = 0
         tag, bits, dtype = _SUBTYPES[self.subtype]
         if isinstance(source, str):
