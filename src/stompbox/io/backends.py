@@ -1305,9 +1305,9 @@ class SoundfileEncoder(Encoder):
 
 
 class AvEncoder(Encoder):
-    """AAC in an M4A container through PyAV."""
+    """AAC through PyAV, in an M4A container (``container="ipod"``) or as raw ADTS frames (``"adts"``)."""
 
-    def __init__(self, target: Any, settings: Any, samplerate: int, num_channels: int) -> None:
+    def __init__(self, target: Any, settings: Any, samplerate: int, num_channels: int, container: str = "ipod") -> None:
         import av
 
         self._av = av
@@ -1320,7 +1320,8 @@ class AvEncoder(Encoder):
         try:
             # the edit list that trims the encoder's priming and padding counts in the movie's time scale, 1/1000 s
             # by default: lengths came back up to 30 frames off; in samples they are exact
-            self._container = av.open(target, "w", format="ipod", options={"movie_timescale": str(samplerate)})
+            options = {"movie_timescale": str(samplerate)} if container == "ipod" else {}
+            self._container = av.open(target, "w", format=container, options=options)
             self._stream = self._container.add_stream("aac", rate=samplerate)
             self._stream.bit_rate = settings.bit_rate
             # WAV's defaults: a low-frequency channel only in 5.1 and 7.1 (the fourth channel), which the encoder
@@ -1331,7 +1332,7 @@ class AvEncoder(Encoder):
         except (av.error.FFmpegError, ValueError, KeyError) as exc:
             if self._owned is not None:
                 self._owned.close()
-            raise ValueError(f"Unable to create M4A writer: {exc}") from exc
+            raise ValueError(f"Unable to create {'M4A' if container == 'ipod' else 'AAC'} writer: {exc}") from exc
         self._rate = samplerate
         self._channels = num_channels
         self._layout = layouts[num_channels]

@@ -58,6 +58,8 @@ def open_decoder(source: Any, name: str, seekable: bool = True) -> Decoder:
 def open_encoder(target: Any, settings: Any, samplerate: int, num_channels: int) -> Encoder:
     """The encoder for ``settings.format`` writing to ``target``: PyAV for M4A, LAME for MP3, our own WAV writer
     where it applies, libsndfile for the rest."""
+    if settings.format == "aac":  # ADTS: no index, so any stream takes it
+        return AvEncoder(target, settings, samplerate, num_channels, container="adts")
     if settings.format == "m4a":
         if not isinstance(target, str) and not seekable_target(target):
             raise UnsupportedFormatError(
