@@ -227,6 +227,32 @@ def open_input(path: str, args: argparse.Namespace) -> Any:
     return open_reader(path)
 
 
+#: the command's encoder qualities when none is given: FFmpeg's defaults (libmp3lame 128 kbps, libvorbis q3 about
+#: 112 kbps, its AAC encoder 128 kbps, libopus 64 kbps), not the Python API's (pedalboard's: 320, 500, 256, 128)
+DEFAULT_QUALITY = {
+    "mp3": "128 kbps",
+    "ogg": "112",
+    "oga": "112",
+    "m4a": "128",
+    "mp4": "128",
+    "aac": "128",
+    "opus": "64",
+}
+#: codecs that store samples of a width (libsndfile's and FFmpeg's names): any other is lossy or companded
+_WIDE = ("PCM_", "FLOAT", "DOUBLE", "ALAC", "FLAC")
+
+
+def input_dtype(source: Any) -> str:
+    """The sample type an input holds, as the output's default bit depth follows it: a lossy or companded
+    codec (MP3, AAC, Vorbis, mu-law...) decodes to float32, but holds no more than FFmpeg writes from it to WAV:
+    16 bits."""
+    codec = str(getattr(source, "codec", "") or "").upper()
+    kind = str(getattr(source, "format", "") or "").upper()
+    if codec and not codec.startswith(_WIDE) and kind != "FLAC":
+        return "int16"
+    return str(source.file_dtype)
+
+
 def output_type(path: str, args: argparse.Namespace) -> str:
     """The format key of an output: ``-t/--type`` if given, else from the path's extension (``wav`` for ``-``)."""
     kind = getattr(args, "type", None)
@@ -261,6 +287,8 @@ def open_output(path: str, args: argparse.Namespace, rate: int, channels: int, b
     target: Any = sys.stdout.buffer if path == STDIO else path
     fmt = kind if (path == STDIO or getattr(args, "type", None)) else None
     shown = "standard output" if path == STDIO else path
+    if quality is None:
+        quality = DEFAULT_QUALITY.get(kind)
     try:
         return AudioFile(target, "w", rate, channels, bit_depth=bits, quality=quality, format=fmt)
     except (ValueError, TypeError, RuntimeError, OSError) as error:
