@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from .._base.errors import StompboxError
+from ..io.reader import AudioReader
 
 __all__ = [
     "CLIError",
@@ -279,8 +280,10 @@ def open_output(path: str, args: argparse.Namespace, rate: int, channels: int, b
             layout = RawFormat(rate, channels, encoding, bits_given)
         except ValueError as error:
             raise CLIError(str(error), status=2) from error
-        stream = sys.stdout.buffer if path == STDIO else open(path, "wb")  # noqa: SIM115 - closed by the writer
-        return RawWriter(stream, layout)
+        try:
+            return RawWriter(sys.stdout.buffer if path == STDIO else path, layout)
+        except OSError as error:
+            raise CLIError(f"{path}: {error.strerror or error}") from error
     from ..io import AudioFile
 
     target: Any = sys.stdout.buffer if path == STDIO else path
@@ -318,7 +321,7 @@ def show_progress(quiet: bool, seconds: float) -> bool:
     return not quiet and seconds >= 20.0 and sys.stderr.isatty()
 
 
-class ArraySource:
+class ArraySource(AudioReader):
     """An in-memory float32 ``(channels, n)`` array with the reader API (for generated audio)."""
 
     def __init__(self, samples: np.ndarray, samplerate: int, name: str = "") -> None:
@@ -338,10 +341,6 @@ class ArraySource:
     def frames(self) -> int:
         return self._data.shape[1]
 
-    @property
-    def duration(self) -> float:
-        return self.frames / self.samplerate
-
     def read(self, num_frames: int) -> np.ndarray:
         out = np.ascontiguousarray(self._data[:, self._pos : self._pos + num_frames])
         self._pos += out.shape[1]
@@ -353,27 +352,8 @@ class ArraySource:
     def tell(self) -> int:
         return self._pos
 
-    def seekable(self) -> bool:
-        return True
-
     def close(self) -> None:
         self.closed = True
-
-    def __enter__(self) -> ArraySource:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def resampled_to(self, rate: float, quality: Any = None) -> Any:
-        from ..io.channels import WrappedReader
-
-        return WrappedReader.resampled_to(self, rate, quality)  # type: ignore[arg-type]
-
-    def with_channels(self, num_channels: int) -> Any:
-        from ..io.channels import WrappedReader
-
-        return WrappedReader.with_channels(self, num_channels)  # type: ignore[arg-type]
 
 
 def conform(
