@@ -17,6 +17,7 @@ INSTRUMENTED = [
     "stompbox.chains",
     "stompbox.io.formats",
     "stompbox.io.backends",
+    "stompbox.io.codec_choice",
     "stompbox.io.audiofile",
     "stompbox.cli.grammar",
 ]

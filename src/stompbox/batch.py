@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .core.plugin import Plugin
+from .io.formats import AUDIO_EXTENSIONS, default_bit_depth
 
 __all__ = [
     "AUDIO_EXTENSIONS",
@@ -38,43 +39,10 @@ __all__ = [
     "stream_through",
 ]
 
-#: file name extensions :func:`find_audio_files` picks up
-AUDIO_EXTENSIONS = frozenset(
-    {
-        ".wav",
-        ".flac",
-        ".aif",
-        ".aiff",
-        ".ogg",
-        ".oga",
-        ".opus",
-        ".mp3",
-        ".m4a",
-        ".mp4",
-        ".aac",
-        ".caf",
-        ".w64",
-    }
-)
 #: frames per block when streaming (libvorbis is only safe with writes of <= 64k frames)
 BLOCK_FRAMES = 1 << 15
 #: the longest tail ``tail="auto"`` renders
 MAX_AUTO_TAIL_SECONDS = 60.0
-_LOSSY = {".mp3", ".ogg", ".oga", ".opus", ".m4a", ".mp4", ".aac"}
-_BITS = {"int8": 8, "int16": 16, "int24": 24, "int32": 32, "float32": 32, "float64": 32}
-
-
-def default_bit_depth(file_dtype: str, out_path: str | os.PathLike[str]) -> int:
-    """The bit depth to write ``out_path`` with when none is given: the input's, where the format allows."""
-    ext = os.path.splitext(os.fspath(out_path))[1].lower()
-    if ext in _LOSSY:
-        return 16
-    bits = _BITS.get(str(file_dtype), 16)
-    if ext == ".flac":
-        return 24 if bits > 16 else 16
-    if ext in (".aif", ".aiff") and bits > 24:
-        return 24
-    return bits
 
 
 def conform_reader(

@@ -310,8 +310,8 @@ def render_file(
     written atomically, with the input's tags and cover art where its format takes tags (unless
     ``keep_tags=False``). Returns the frames read and written.
     """
-    from .batch import default_bit_depth
     from .io import AudioFile
+    from .io.formats import default_bit_depth
     from .io.tags import carried_tags
     from .io.write_behind import behind
 

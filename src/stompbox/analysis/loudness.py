@@ -743,8 +743,8 @@ def normalize_file(
     NormalizeReport
         The input's measurement, the gain and the output's loudness and true peak.
     """
-    from ..batch import default_bit_depth
     from ..io import AudioFile
+    from ..io.formats import default_bit_depth
 
     if os.path.abspath(os.fspath(input_path)) == os.path.abspath(os.fspath(output_path)):
         raise ValueError("normalize_file cannot write over its input: give another output path")

@@ -525,9 +525,9 @@ class _Server:
         raise ValueError(f"unknown request {op!r}")
 
     def load(self, target: str, plugin_name: str | None) -> dict[str, Any]:
-        from . import load_plugin
+        from .loading import load_in_process
 
-        plugin = load_plugin(target, plugin_name=plugin_name)
+        plugin = load_in_process(target, plugin_name=plugin_name)
         self.plugin = plugin
         descriptors = list(plugin._parameter_descriptors())
         exported = {}

@@ -25,8 +25,9 @@ from .._base.channels import layout_name
 from .._base.errors import LayoutError
 from .._base.layout import check_ndim, detect_layout
 from . import formats
-from .backends import QUANTIZE, Decoder, Encoder, open_decoder, open_encoder, quantize
+from .backends import QUANTIZE, Decoder, Encoder, quantize
 from .channels import check_num_frames
+from .codec_choice import open_decoder, open_encoder
 from .errors import (
     AudioFileNotFoundError,
     AudioWriteError,

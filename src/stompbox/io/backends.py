@@ -918,36 +918,6 @@ def _lame_length(head: bytes) -> int | None:
     return total if total > 0 else None
 
 
-def _faster(decoder: SoundfileDecoder, source: Any) -> Decoder:
-    """A faster reader of the same samples in place of ``decoder`` where there is one (see io/wav.py)."""
-    if decoder.format_name in ("WAV", "WAVEX", "RF64"):
-        from .wav import PcmWavDecoder
-
-        return PcmWavDecoder.replace(decoder, source)
-    return decoder
-
-
-def open_decoder(source: Any, name: str, seekable: bool = True) -> Decoder:
-    """The decoder for ``source``: content decides (libsndfile first, FFmpeg for the rest)."""
-    errors = []
-    if seekable:
-        try:
-            return _faster(SoundfileDecoder(source, name), source)
-        except UnsupportedFormatError as exc:
-            errors.append(str(exc))
-            if hasattr(source, "seek"):
-                source.seek(0)
-    try:
-        return AvDecoder(source, name, seekable)
-    except _FinalError as exc:
-        raise UnsupportedFormatError(str(exc)) from None
-    except UnsupportedFormatError as exc:
-        errors.append(str(exc))
-    raise UnsupportedFormatError(
-        f'Failed to open audio file: file "{name}" does not seem to contain audio data in a known or supported format.'
-    )
-
-
 # ----------------------------------------------------------------------------------------------- encoders
 # file dtype -> (largest value M, libsndfile container dtype, left shift into it). Floats are written as
 # round(x * M), the exact inverse of how they are read (``k * float32(1 / M)``, pedalboard's scaling).
@@ -1407,25 +1377,6 @@ class AvEncoder(Encoder):
                 self._owned.close()
             except OSError:
                 pass
-
-
-def open_encoder(target: Any, settings: Any, samplerate: int, num_channels: int) -> Encoder:
-    if settings.format == "m4a":
-        if not isinstance(target, str) and not seekable_target(target):
-            raise UnsupportedFormatError(
-                "An M4A/MP4 file cannot be written to a non-seekable stream (a pipe): its index is written last. "
-                "Write a seekable file, or another format (FLAC, Ogg, MP3, WAV)."
-            )
-        return AvEncoder(target, settings, samplerate, num_channels)
-    if settings.format == "mp3":
-        from .mp3_writer import LameEncoder
-
-        return LameEncoder(target, settings, samplerate, num_channels)
-    from .wav_writer import WavEncoder
-
-    if WavEncoder.applies(target, settings):
-        return WavEncoder(target, settings.subtype, samplerate, num_channels)
-    return SoundfileEncoder(target, settings, samplerate, num_channels)
 
 
 def is_bytes_io(obj: Any) -> bool:
