@@ -268,6 +268,10 @@ class SoundfileDecoder(Decoder):
     def _mp3_tagged(source: Any) -> bool:
         try:
             head = _peek(source, 1 << 16)
+            if head[:3] == b"ID3" and len(head) >= 10:  # an ID3v2 tag (a cover) may push the first frame further
+                size = (head[6] & 0x7F) << 21 | (head[7] & 0x7F) << 14 | (head[8] & 0x7F) << 7 | (head[9] & 0x7F)
+                if 10 + size + 4096 > len(head):
+                    head = _peek(source, 10 + size + 4096)
         except (OSError, AttributeError):
             return False
         return _has_lame_tag(head)
