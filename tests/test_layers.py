@@ -419,7 +419,6 @@ KNOWN_UPWARD: set[str] = {
 }
 KNOWN_CIRCULAR: set[str] = {
     "stompbox.io.channels -> stompbox.io.audiofile",
-    "stompbox.io.channels -> stompbox.io.resample",
 }
 
 

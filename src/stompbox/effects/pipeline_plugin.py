@@ -10,7 +10,7 @@ import numpy as np
 from ..core.plugin import Plugin
 
 
-class PipelinePlugin(Plugin):
+class PipelinePlugin(Plugin, block_invariant=True):
     """Base of plugins whose processing is an :class:`~stompbox.effects.resample.AlignedPipeline` that
     ``_update()`` builds into ``self._pipeline``: reset, latency and processing are the pipeline's.
 
@@ -18,11 +18,15 @@ class PipelinePlugin(Plugin):
     :class:`~stompbox.core.plugin.PairedChannels`, the latency is that of the first pair's copy.
     """
 
-    _block_invariant = True
-
     _abstract = True
     _sanitize_input: bool = False
     _pipeline: Any = None  # an AlignedPipeline (effects.resample)
+    #: what the pipeline was built for (stream format and settings): ``_update`` rebuilds it when this changes
+    _config: tuple[Any, ...] | None = None
+
+    def _prepare(self, sample_rate: float, num_channels: int) -> None:
+        self._sr = float(sample_rate)
+        self._channels = num_channels
 
     def _reset_state(self) -> None:
         if self._pipeline is not None:
