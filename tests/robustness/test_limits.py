@@ -248,3 +248,15 @@ def test_absurd_qualities_are_stompbox_errors(tmp_path, extension, quality):
     with pytest.raises(stompbox.io.UnsupportedFormatError, match="quality"):
         AudioFile(str(tmp_path / f"x.{extension}"), "w", SR, 1, quality=quality)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_time_stretch_and_loudness_follow_the_same_rate_rule():
+    """time_stretch took any positive rate (1e-9 Hz ran); loudness took 1e12 Hz."""
+    from stompbox.analysis import loudness
+
+    with pytest.raises(LimitError, match=RANGE):
+        stompbox.time_stretch(np.zeros(1000, np.float32), 1e-9, 1.5)
+    with pytest.raises(LimitError, match=RANGE):
+        loudness(np.zeros((2, 48000), np.float32), 1e12)
+    with pytest.raises(LimitError, match="at least 4000 Hz"):  # its own floor inside the range
+        loudness(np.zeros((2, 48000), np.float32), 3000)
