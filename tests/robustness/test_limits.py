@@ -260,3 +260,11 @@ def test_time_stretch_and_loudness_follow_the_same_rate_rule():
         loudness(np.zeros((2, 48000), np.float32), 1e12)
     with pytest.raises(LimitError, match="at least 4000 Hz"):  # its own floor inside the range
         loudness(np.zeros((2, 48000), np.float32), 3000)
+
+
+def test_resample_plugin_targets_follow_the_rate_rule_when_used():
+    """Resample(target_sample_rate=0.5) is a valid parameter (as in pedalboard), but resampling to it is not."""
+    plugin = stompbox.Resample(target_sample_rate=0.5)
+    with pytest.raises(LimitError, match="target_sample_rate must be from 1 Hz"):
+        plugin(np.zeros(100, np.float32), 1000)
+    assert stompbox.Resample(target_sample_rate=1)(np.zeros(100, np.float32), 1000).shape == (100,)

@@ -393,8 +393,9 @@ class AlignedPipeline:
 
 
 def check_target_rate(target: float, sample_rate: float) -> None:
-    """Raise ``LimitError`` (a ``ValueError``) if resampling ``sample_rate`` to ``target`` (Hz) is beyond
-    :data:`MAX_RATIO`."""
+    """Raise ``LimitError`` (a ``ValueError``) if ``target`` (Hz) is outside the sample-rate rule of
+    :mod:`stompbox.limits`, or resampling ``sample_rate`` to it is beyond :data:`MAX_RATIO`."""
+    limits.check_sample_rate(target, "target_sample_rate")
     limits.check_resampling_ratio(sample_rate, target)
 
 
