@@ -24,9 +24,26 @@ from .core import Plugin
 
 __version__ = "0.1.0"
 version = __version__
+#: the pedalboard release whose public API stompbox implements (the ``__version__`` that
+#: :mod:`stompbox.compat`'s ``pedalboard`` module reports; ``__version__`` stays stompbox's own)
+__pedalboard_version__ = "0.9.26"
 
 # submodules and names loaded on first access: name -> module
-_LAZY_MODULES = {"io", "utils", "effects", "core", "board", "cli", "analysis", "chains", "hosting", "routing", "batch"}
+_LAZY_MODULES = {
+    "io",
+    "utils",
+    "effects",
+    "core",
+    "board",
+    "cli",
+    "analysis",
+    "chains",
+    "hosting",
+    "routing",
+    "batch",
+    "compat",
+    "midi_utils",
+}
 _LAZY_NAMES: dict[str, str] = {
     "load_chain": ".chains",
     "load_plugin": ".hosting",

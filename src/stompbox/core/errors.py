@@ -21,3 +21,13 @@ class DuplicatePluginError(StompboxError, ValueError, RuntimeError):
 
 class ClosedError(StompboxError, ValueError, RuntimeError):
     """An operation on an audio file or stream that has already been closed."""
+
+
+class ChoiceError(StompboxError, ValueError, TypeError):
+    """A value that is not one of an enum parameter's members (``LadderFilter(mode=7)``): a ``ValueError``, and
+    the ``TypeError`` pedalboard raises (its bindings reject the argument's type)."""
+
+
+class AbstractPluginError(StompboxError, TypeError, RuntimeError):
+    """A plugin base class instantiated directly (``IIRFilter()``): a ``TypeError``, and the ``RuntimeError``
+    pedalboard raises."""

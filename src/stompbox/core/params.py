@@ -13,7 +13,12 @@ import numbers
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .automation import as_automation, is_automation_like
+from .errors import ChoiceError
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,10 @@ class Param:
         one); by default a message naming the parameter and its range.
     kind
         ``float`` (the default), ``int``, ``bool`` or an ``enum.Enum`` subclass.
+    float32
+        A ``float`` value is stored rounded to the nearest float32 (``0.4`` reads back as
+        ``0.4000000059604645``), as pedalboard stores its parameters, so values compare equal to those read from
+        pedalboard. ``False`` keeps the double as given (pedalboard's ``PitchShift.semitones``).
     """
 
     def __init__(
@@ -61,6 +70,7 @@ class Param:
         doc: str = "",
         error: str | None = None,
         kind: type = float,
+        float32: bool = True,
     ) -> None:
         self.default = default
         self.minimum = minimum
@@ -71,6 +81,7 @@ class Param:
         self.doc = doc
         self.error = error
         self.kind = kind
+        self.float32 = float32
         self.name = "?"
 
     def __set_name__(self, owner: type, name: str) -> None:
@@ -133,7 +144,7 @@ class Param:
                 if isinstance(value, str) and value in kind.__members__:
                     return kind[value]
                 valid = ", ".join(kind.__members__)
-                raise ValueError(f"{self.name} must be one of {valid} (got {value!r})") from None
+                raise ChoiceError(f"{self.name} must be one of {valid} (got {value!r})") from None
         if kind is bool:
             if isinstance(value, bool | numbers.Integral) or hasattr(value, "__bool__"):
                 return bool(value)
@@ -143,12 +154,14 @@ class Param:
         number = float(value)
         if not math.isfinite(number):
             raise ValueError(f"{self.name} must be a finite number (got {value!r})")
-        too_low = self.minimum is not None and (
-            number < self.minimum or (self.min_exclusive and number == self.minimum)
-        )
-        too_high = self.maximum is not None and (
-            number > self.maximum or (self.max_exclusive and number == self.maximum)
-        )
+        lo, hi = self.minimum, self.maximum
+        if self.float32 and kind is float and abs(number) <= _FLOAT32_MAX:
+            # stored as float32: checked as float32 too, so a value read back is accepted when set again
+            number = float(np.float32(number))
+            lo = None if lo is None else float(np.float32(lo))
+            hi = None if hi is None else float(np.float32(hi))
+        too_low = lo is not None and (number < lo or (self.min_exclusive and number == lo))
+        too_high = hi is not None and (number > hi or (self.max_exclusive and number == hi))
         if too_low or too_high:
             message = self.error or f"{self.name} must be in {self.range_text()}."
             raise ValueError(f"{message} (got {self.name}={value!r}; valid range {self.range_text()})")

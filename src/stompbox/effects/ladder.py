@@ -23,11 +23,11 @@ kernel that runs two channels at a time.
 
 from __future__ import annotations
 
-import enum
 import math
 
 import numpy as np
 
+from ..core.enums import PedalboardEnum
 from ..core.jit import kernel
 from ..core.params import Param
 from ..core.plugin import Plugin
@@ -269,7 +269,7 @@ class LadderFilter(Plugin):
 
     _block_invariant = True
 
-    class Mode(enum.IntEnum):
+    class Mode(PedalboardEnum):
         """Filter response of a :class:`LadderFilter`."""
 
         #: low-pass 12 dB/octave

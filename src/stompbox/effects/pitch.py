@@ -311,6 +311,7 @@ class PitchShift(Plugin):
 
     semitones = Param(
         0.0,
+        float32=False,  # pedalboard keeps semitones as a double
         minimum=-MAX_SEMITONES,
         maximum=MAX_SEMITONES,
         unit="st",

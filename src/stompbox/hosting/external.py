@@ -12,7 +12,6 @@ converts ``v`` through the plugin's text parser, checking the range first.
 from __future__ import annotations
 
 import base64
-import enum
 import math
 import os
 import re
@@ -24,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..core import Plugin
+from ..core.enums import PedalboardEnum
 from ..core.layout import check_buffer_size, check_sample_rate
 from .midi import read_midi_messages, sample_index
 
@@ -423,7 +423,7 @@ class ReadOnlyDict(dict):
         )
 
 
-class ExternalPluginReloadType(enum.IntEnum):
+class ExternalPluginReloadType(PedalboardEnum):
     """How a hosted plugin is reset between streams (pedalboard's enum of the same name).
 
     Detected the first time the plugin is reset with a stream format: noise in, the plugin's own reset

@@ -14,7 +14,7 @@ import secrets
 import sys
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TypeVar, overload
 
 import numpy as np
 
@@ -187,6 +187,10 @@ class _OffsetFile:
         return True
 
 
+_Reader = TypeVar("_Reader", bound="ReadableAudioFile")
+_Writer = TypeVar("_Writer", bound="WriteableAudioFile")
+
+
 class _AudioFileMeta(type):
     """``AudioFile(...)`` is a factory returning a reader or a writer (both subclasses of AudioFile).
 
@@ -194,16 +198,45 @@ class _AudioFileMeta(type):
     object), to any of the three classes.
     """
 
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        named = [key for key in ("filename", "file_like", "path_or_file") if key in kwargs]
-        if named:
-            if args or len(named) > 1:
-                given = ", ".join(["a positional file"] * bool(args) + [f"{key}=" for key in named])
-                raise TypeError(f"{cls.__name__}() takes one file (a path or a file-like object); got {given}.")
-            args = (kwargs.pop(named[0]),)
-        if cls is AudioFile:
-            return AudioFile._open(*args, **kwargs)
-        return super().__call__(*args, **kwargs)
+    if TYPE_CHECKING:  # what a call returns, for type checkers
+
+        @overload
+        def __call__(cls: type[_Writer], *args: Any, **kwargs: Any) -> _Writer: ...
+
+        @overload
+        def __call__(cls: type[_Reader], *args: Any, **kwargs: Any) -> _Reader: ...
+
+        @overload
+        def __call__(cls, filename: str | os.PathLike[str], mode: Literal["r"] = "r") -> ReadableAudioFile: ...
+
+        @overload
+        def __call__(cls, file_like: BinaryIO | memoryview, mode: Literal["r"] = "r") -> ReadableAudioFile: ...
+
+        @overload
+        def __call__(
+            cls,
+            filename: str | os.PathLike[str] | BinaryIO,
+            mode: Literal["w"],
+            samplerate: float | None = None,
+            num_channels: int = 1,
+            bit_depth: int | str = 16,
+            quality: str | float | None = None,
+            format: str | None = None,
+            codec_options: dict[Any, Any] | None = None,
+        ) -> WriteableAudioFile: ...
+
+    else:
+
+        def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+            named = [key for key in ("filename", "file_like", "path_or_file") if key in kwargs]
+            if named:
+                if args or len(named) > 1:
+                    given = ", ".join(["a positional file"] * bool(args) + [f"{key}=" for key in named])
+                    raise TypeError(f"{cls.__name__}() takes one file (a path or a file-like object); got {given}.")
+                args = (kwargs.pop(named[0]),)
+            if cls is AudioFile:
+                return AudioFile._open(*args, **kwargs)
+            return super().__call__(*args, **kwargs)
 
     # The wrapping readers (resampled_to(), mono(), ...) are AudioFiles too, as in pedalboard, where code tests
     # isinstance(f, AudioFile) for any open file. They live in channels.py, which this module imports.

@@ -6,12 +6,12 @@ turned into the settings of the encoder behind the format.
 
 from __future__ import annotations
 
-import enum
 import numbers
 import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..core.enums import PedalboardEnum
 from .errors import UnsupportedFormatError
 
 # extension -> format key
@@ -78,7 +78,7 @@ def format_from_name(format: str) -> str:
     return format_for_extension(text if text.startswith(".") else "." + text)
 
 
-class WriteableAudioFileFlag(enum.IntEnum):
+class WriteableAudioFileFlag(PedalboardEnum):
     """Codec options of :class:`~stompbox.io.WriteableAudioFile` (``codec_options={flag: value}``), as pedalboard's.
 
     ``Mp3EnableBitReservoir`` (bool, default True): LAME's bit reservoir, which lends bits between MP3 frames.
