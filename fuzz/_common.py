@@ -10,13 +10,14 @@ import atheris
 
 INSTRUMENTED = [
     "stompbox.core.params",
-    "stompbox.core.layout",
+    "stompbox._base.layout",
     "stompbox.core.automation",
     "stompbox.core.plugin",
     "stompbox.board",
     "stompbox.chains",
     "stompbox.io.formats",
     "stompbox.io.backends",
+    "stompbox.io.codec_choice",
     "stompbox.io.audiofile",
     "stompbox.cli.grammar",
 ]

@@ -19,9 +19,11 @@ def test_loudness_of_a_file(tmp_path, capsys):
     tone = 10 ** (-23 / 20) * np.sin(2 * np.pi * 1000 * t)
     with AudioFile(path, "w", 48000, 2, bit_depth=32) as out:
         out.write(np.stack([tone, tone]).astype(np.float32))
-    assert main(["loudness", str(path), "--json"]) == 0
-    result = json.loads(capsys.readouterr().out)[str(path)]
-    assert result["integrated_lufs"] == pytest.approx(-23.0, abs=0.1)
+    assert main(["loudness", str(path), "--json", str(path)]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert [r["path"] for r in records] == [str(path)] * 2  # one record per file given, in order, as info's
+    assert records[0]["integrated_lufs"] == pytest.approx(-23.0, abs=0.1)
+    assert records[0]["samplerate"] == 48000 and records[0]["frames"] == 48000 * 3
 
 
 def test_loudness_of_a_missing_file_fails_cleanly(tmp_path, capsys):

@@ -54,7 +54,7 @@ def test_kernels_compile_when_no_cache_location_is_writable():
     result = run(
         """
         import os, tempfile
-        import stompbox.core.jit as jit
+        import stompbox._base.jit as jit
         real = jit._writable
         jit._writable = lambda p: str(p).startswith(tempfile.gettempdir()) and real(p)
         import numpy as np
@@ -76,7 +76,7 @@ def test_kernels_compile_when_no_cache_location_is_writable():
 def test_kernels_compile_without_any_cache():
     result = run(
         """
-        import stompbox.core.jit as jit
+        import stompbox._base.jit as jit
         jit._writable = lambda p: False
         import numpy as np
 

@@ -1,4 +1,4 @@
-"""Kernels loaded from Numba's cache without its full target set-up (``stompbox.core.jit._fast_cache_load``).
+"""Kernels loaded from Numba's cache without its full target set-up (``stompbox._base.jit._fast_cache_load``).
 
 A fresh interpreter with a warm cache runs every built-in effect (default parameters, mono and stereo, a few
 modes, automated parameters), the loudness meter, the compiled PCM conversions and a hosted VST3 (when

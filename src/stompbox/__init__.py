@@ -16,17 +16,15 @@ Heavy modules (Numba kernels, codecs, plugin hosts) are imported the first time 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import effects as _effects
+from ._base.errors import StompboxError
+from ._base.version import __pedalboard_version__, __version__
 from .board import Chain, Mix, Pedalboard, PluginContainer, process
-from .core import Plugin
+from .core import Plugin, registry
 
-__version__ = "0.1.0"
 version = __version__
-#: the pedalboard release whose public API stompbox implements (the ``__version__`` that
-#: :mod:`stompbox.compat`'s ``pedalboard`` module reports; ``__version__`` stays stompbox's own)
-__pedalboard_version__ = "0.9.26"
 
 # submodules and names loaded on first access: name -> module
 _LAZY_MODULES = {
@@ -64,10 +62,38 @@ _LAZY_NAMES: dict[str, str] = {
 }
 
 __all__ = sorted(
-    {"Chain", "Mix", "Pedalboard", "Plugin", "PluginContainer", "process", "io", "utils", "version"}
+    {"Chain", "Mix", "Pedalboard", "Plugin", "PluginContainer", "StompboxError", "process", "io", "utils", "version"}
     | set(_effects.EXPORTS)
     | set(_LAZY_NAMES)
 )
+
+
+if TYPE_CHECKING:  # the lazily loaded names, for type checkers and IDEs
+    from . import io, utils
+    from .chains import load_chain
+    from .core.automation import LFO, Automation, Curve, Envelope
+    from .effects.basic import Bitcrush, Clipping, Distortion, Gain, Invert
+    from .effects.brickwall import BrickwallLimiter
+    from .effects.codecs import GSMFullRateCompressor, MP3Compressor
+    from .effects.convolution import Convolution
+    from .effects.delay import Delay
+    from .effects.dynamics import Compressor, Limiter, NoiseGate
+    from .effects.filters import HighpassFilter, HighShelfFilter, IIRFilter, LowpassFilter, LowShelfFilter, PeakFilter
+    from .effects.ladder import LadderFilter
+    from .effects.modulation import Chorus, Phaser
+    from .effects.pitch import PitchShift, time_stretch
+    from .effects.resample import Resample
+    from .effects.reverb import Reverb
+    from .hosting import (
+        AudioProcessorParameter,
+        ExternalPlugin,
+        ExternalPluginReloadType,
+        VST3Plugin,
+        find_plugins,
+        load_plugin,
+    )
+    from .render import render, render_file
+    from .routing import ChannelMap, ChannelMatrix, Split
 
 
 def __getattr__(name: str) -> Any:
@@ -81,6 +107,31 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
     return value
+
+
+def _load_public(name: str) -> Any:
+    return getattr(importlib.import_module(__name__), name)
+
+
+def _load_internal(name: str) -> Any:
+    return getattr(importlib.import_module("._internal", __name__), name)
+
+
+# the public plugin names that are not built-in effects (those are declared by .effects), for chain files
+registry.provide("container", ["Pedalboard", "Chain", "Mix"], _load_public)
+registry.provide("routing", ["ChannelMap", "ChannelMatrix", "Split"], _load_public)
+registry.provide("hosted", ["ExternalPlugin", "VST3Plugin"], _load_public)
+registry.provide(
+    "internal",
+    [
+        "AddLatency",
+        "FixedSizeBlockTestPlugin",
+        "ForceMonoTestPlugin",
+        "PrimeWithSilenceTestPlugin",
+        "ResampleWithLatency",
+    ],
+    _load_internal,
+)
 
 
 def __dir__() -> list[str]:

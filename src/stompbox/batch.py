@@ -15,26 +15,23 @@ stopping the others.
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import json
 import os
 import threading
 import time
-import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .core.plugin import Plugin
+from .io.formats import AUDIO_EXTENSIONS, default_bit_depth
 
 __all__ = [
     "AUDIO_EXTENSIONS",
     "BatchReport",
     "FileResult",
-    "atomic_output",
     "default_bit_depth",
     "find_audio_files",
     "process_file",
@@ -42,43 +39,10 @@ __all__ = [
     "stream_through",
 ]
 
-#: file name extensions :func:`find_audio_files` picks up
-AUDIO_EXTENSIONS = frozenset(
-    {
-        ".wav",
-        ".flac",
-        ".aif",
-        ".aiff",
-        ".ogg",
-        ".oga",
-        ".opus",
-        ".mp3",
-        ".m4a",
-        ".mp4",
-        ".aac",
-        ".caf",
-        ".w64",
-    }
-)
 #: frames per block when streaming (libvorbis is only safe with writes of <= 64k frames)
 BLOCK_FRAMES = 1 << 15
 #: the longest tail ``tail="auto"`` renders
 MAX_AUTO_TAIL_SECONDS = 60.0
-_LOSSY = {".mp3", ".ogg", ".oga", ".opus", ".m4a", ".mp4", ".aac"}
-_BITS = {"int8": 8, "int16": 16, "int24": 24, "int32": 32, "float32": 32, "float64": 32}
-
-
-def default_bit_depth(file_dtype: str, out_path: str | os.PathLike[str]) -> int:
-    """The bit depth to write ``out_path`` with when none is given: the input's, where the format allows."""
-    ext = os.path.splitext(os.fspath(out_path))[1].lower()
-    if ext in _LOSSY:
-        return 16
-    bits = _BITS.get(str(file_dtype), 16)
-    if ext == ".flac":
-        return 24 if bits > 16 else 16
-    if ext in (".aif", ".aiff") and bits > 24:
-        return 24
-    return bits
 
 
 def conform_reader(
@@ -179,20 +143,6 @@ def stream_through(
     )
 
 
-@contextlib.contextmanager
-def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
-    """A temporary path next to ``path`` (same extension, so the format is the same) that replaces ``path``
-    when the block exits cleanly and is deleted when it raises."""
-    target = Path(os.fspath(path))
-    temporary = target.with_name(f".{target.stem}.partial-{uuid.uuid4().hex[:12]}{target.suffix}")
-    try:
-        yield str(temporary)
-        os.replace(temporary, target)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
-
-
 def _as_plugin(chain: Plugin | dict[str, Any] | list[Any] | str | os.PathLike[str]) -> Plugin:
     from .chains import from_dict, load_chain
 
@@ -263,20 +213,19 @@ def process_file(
     with AudioFile(os.fspath(input_path)) as source:
         reader, rate, _ = conform_reader(source, output_path, samplerate, num_channels)
         bits = bit_depth or default_bit_depth(source.file_dtype, output_path)
-        with atomic_output(output_path) as temporary:
-            with (
-                AudioFile(temporary, "w", rate, reader.num_channels, bit_depth=bits, quality=quality) as out,
-                behind(out, write_behind) as write,
-            ):
-                counts = stream_through(
-                    plugin,
-                    reader,
-                    write,
-                    tail_frames=0 if tail in (None, "auto") else int(round(float(tail) * rate)),
-                    tail="auto" if tail == "auto" else None,
-                    block_frames=block_frames,
-                    progress=progress,
-                )
+        with (
+            AudioFile(os.fspath(output_path), "w", rate, reader.num_channels, bit_depth=bits, quality=quality) as out,
+            behind(out, write_behind) as write,
+        ):
+            counts = stream_through(
+                plugin,
+                reader,
+                write,
+                tail_frames=0 if tail in (None, "auto") else int(round(float(tail) * rate)),
+                tail="auto" if tail == "auto" else None,
+                block_frames=block_frames,
+                progress=progress,
+            )
     return counts
 
 

@@ -8,6 +8,8 @@ from typing import Any, overload
 
 import numpy as np
 
+from ._base.errors import ChainFormatError
+from .core import serial
 from .core.plugin import Plugin
 
 
@@ -90,6 +92,13 @@ class PluginContainer(Plugin):
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": type(self).__name__, "plugins": [None if p is None else p.to_dict() for p in self._plugins]}
+
+    @classmethod
+    def _from_dict(cls, data: dict[str, Any]) -> PluginContainer:
+        children = data.get("plugins", [])
+        if not isinstance(children, list):
+            raise ChainFormatError(f"'plugins' of a {cls.__name__} must be a list.")
+        return cls([serial.from_dict(d) for d in children])
 
     # ------------------------------------------------------------------ engine
     def _structure_changed(self) -> None:

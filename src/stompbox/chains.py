@@ -1,210 +1,41 @@
 """Chains as data: plugins and boards to and from plain dicts, JSON and YAML files.
 
 The dict form of a plugin is ``{"type": "Gain", "params": {"gain_db": 1.0}}``; a container is
-``{"type": "Pedalboard", "plugins": [...]}`` (``None`` entries stay ``None``). Enum parameters are stored by
-member name (``"mode": "LPF24"``). A saved file wraps the dict as ``{"stompbox_chain": 1, "chain": {...}}`` so
-files can be recognised and versioned. The same file drives Python (:func:`load_chain`) and the command line.
+``{"type": "Pedalboard", "plugins": [...]}``. A saved file wraps the dict as ``{"stompbox_chain": 1, "chain":
+{...}}``. The same file drives Python (:func:`load_chain`) and the command line.
 
-Plugins with more than parameters (an impulse response, a hosted plugin's state) override ``to_dict`` /
-``_from_dict``; everything else is handled here once.
-
-Files a chain refers to (an impulse response, a plugin's file or bundle) are written by :func:`file_reference`:
-relative to the chain file's folder when :func:`save` writes into a folder that contains them (so a folder with
-its chain and its files can be moved as a whole), as absolute paths otherwise. :func:`resolve_reference` reads
-them back: a relative path is relative to the folder of the chain file being loaded (to the current folder for a
-dict or a text).
+This is the public path; the code lives in :mod:`stompbox.core.serial`, below the containers and effects that
+use it (plugin types are found in :mod:`stompbox.core.registry`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import json
-import os
-from collections.abc import Iterator
-from contextvars import ContextVar
-from pathlib import Path
-from typing import Any
+from ._base.errors import ChainFormatError
+from .core.serial import (
+    FORMAT_VERSION,
+    MAX_DEPTH,
+    dumps,
+    file_reference,
+    from_dict,
+    load_chain,
+    loads,
+    plugin_class,
+    resolve_reference,
+    save,
+    to_dict,
+)
 
-from .board import Chain, Mix, Pedalboard, PluginContainer
-from .core.plugin import Plugin
-
-FORMAT_VERSION = 1
-MAX_DEPTH = 64  # nesting of containers in a chain description
-_CONTAINERS: dict[str, type[PluginContainer]] = {"Pedalboard": Pedalboard, "Chain": Chain, "Mix": Mix}
-
-
-class ChainFormatError(ValueError):
-    """A chain description that cannot be turned into plugins (unknown type, bad parameter, bad file)."""
-
-
-_SAVE_DIR: ContextVar[Path | None] = ContextVar("stompbox_chain_save_dir", default=None)
-_LOAD_DIR: ContextVar[Path | None] = ContextVar("stompbox_chain_load_dir", default=None)
-
-
-@contextlib.contextmanager
-def _relative_to(var: ContextVar[Path | None], folder: Path) -> Iterator[None]:
-    token = var.set(Path(os.path.abspath(folder)))
-    try:
-        yield
-    finally:
-        var.reset(token)
-
-
-def file_reference(path: str | os.PathLike[str]) -> str:
-    """How a chain description names the file ``path`` (already absolute, or relative to the current folder):
-    relative to the folder of the chain file being saved when that folder contains it, else absolute."""
-    absolute = Path(os.path.abspath(os.fspath(path)))
-    base = _SAVE_DIR.get()
-    if base is not None:
-        with contextlib.suppress(ValueError):
-            return absolute.relative_to(base).as_posix()
-    return str(absolute)
-
-
-def resolve_reference(path: str) -> str:
-    """The file a chain description names: ``~`` expanded, and a relative path taken relative to the folder of
-    the chain file being loaded (the current folder when loading a dict or a text)."""
-    if not isinstance(path, str):
-        raise TypeError(f"A file name in a chain must be a string (got {type(path).__name__}).")
-    expanded = os.path.expanduser(path)
-    if os.path.isabs(expanded):
-        return expanded
-    base = _LOAD_DIR.get()
-    return str(base / expanded) if base is not None else os.path.abspath(expanded)
-
-
-def plugin_class(type_name: str) -> type[Plugin]:
-    """The plugin class called ``type_name`` among stompbox's public and test-support plugins."""
-    if type_name in _CONTAINERS:
-        return _CONTAINERS[type_name]
-    import stompbox
-
-    for module in (stompbox, importlib.import_module("stompbox._internal")):
-        try:
-            candidate = getattr(module, type_name)
-        except (AttributeError, ImportError):
-            continue
-        if isinstance(candidate, type) and issubclass(candidate, Plugin):
-            return candidate
-    raise ChainFormatError(f"Unknown plugin type {type_name!r}: expected a stompbox effect such as 'Gain' or 'Reverb'.")
-
-
-def to_dict(plugin: Plugin | None) -> dict[str, Any] | None:
-    """A JSON-ready description of ``plugin`` (``None`` stays ``None``); see ``Plugin.to_dict``."""
-    return None if plugin is None else plugin.to_dict()
-
-
-def from_dict(data: Any, _depth: int = 0) -> Plugin | None:
-    """Build plugins from :func:`to_dict`'s output (or a list of such dicts, read as a Pedalboard)."""
-    if _depth > MAX_DEPTH:
-        raise ChainFormatError(f"The chain is nested more than {MAX_DEPTH} containers deep.")
-    if data is None:
-        return None
-    if isinstance(data, list):
-        return Pedalboard([from_dict(d, _depth + 1) for d in data])
-    if not isinstance(data, dict) or "type" not in data:
-        raise ChainFormatError(f"A plugin description must be a dict with a 'type' key (got {data!r:.80}).")
-    cls = plugin_class(str(data["type"]))
-    builder = getattr(cls, "_from_dict", None)
-    if builder is not None:
-        try:
-            return builder(data)  # type: ignore[no-any-return]
-        except (TypeError, ValueError, KeyError) as exc:
-            raise ChainFormatError(f"{cls.__name__}: {exc}") from exc
-    if issubclass(cls, PluginContainer):
-        children = data.get("plugins", [])
-        if not isinstance(children, list):
-            raise ChainFormatError(f"'plugins' of a {cls.__name__} must be a list.")
-        return cls([from_dict(d, _depth + 1) for d in children])
-    params = data.get("params", {})
-    if not isinstance(params, dict):
-        raise ChainFormatError(f"'params' of {cls.__name__} must be a dict of parameter values.")
-    unknown = sorted(set(params) - set(cls._params))
-    if unknown:
-        valid = ", ".join(cls._params) or "none"
-        raise ChainFormatError(f"{cls.__name__} has no parameter {unknown[0]!r} (valid: {valid}).")
-    try:
-        return cls(**params)
-    except (TypeError, ValueError) as exc:
-        raise ChainFormatError(f"{cls.__name__}: {exc}") from exc
-
-
-def dumps(plugin: Plugin, format: str = "json") -> str:
-    """The saved-file text of ``plugin`` as JSON or YAML."""
-    document = {"stompbox_chain": FORMAT_VERSION, "chain": to_dict(plugin)}
-    if format == "json":
-        return json.dumps(document, indent=2) + "\n"
-    if format in ("yaml", "yml"):
-        import yaml
-
-        return str(yaml.safe_dump(document, sort_keys=False))
-    raise ValueError(f"Unknown chain file format {format!r}: use 'json' or 'yaml'.")
-
-
-def loads(text: str) -> Plugin:
-    """Plugins from the text of a chain file (JSON or YAML; a bare dict or list of plugins also works)."""
-    try:
-        document = json.loads(text)
-    except RecursionError as exc:
-        raise ChainFormatError("The chain file is nested too deeply.") from exc
-    except json.JSONDecodeError:
-        import yaml
-
-        try:
-            document = yaml.safe_load(text)
-        except RecursionError as exc:
-            raise ChainFormatError("The chain file is nested too deeply.") from exc
-        except yaml.YAMLError as exc:
-            raise ChainFormatError(f"Not a JSON or YAML chain file: {exc}") from exc
-    if isinstance(document, dict) and "stompbox_chain" in document:
-        version = document["stompbox_chain"]
-        if not isinstance(version, int) or version > FORMAT_VERSION:
-            raise ChainFormatError(
-                f"This chain file has format version {version!r}; this stompbox reads up to {FORMAT_VERSION}."
-            )
-        document = document.get("chain")
-    plugin = from_dict(document)
-    if plugin is None:
-        raise ChainFormatError("The chain file describes no plugin.")
-    return plugin
-
-
-def _format_for(path: Path) -> str:
-    return "yaml" if path.suffix.lower() in (".yaml", ".yml") else "json"
-
-
-def save(plugin: Plugin, path: str | os.PathLike[str]) -> None:
-    """Write ``plugin`` to ``path`` as JSON (or YAML for ``.yaml``/``.yml``), atomically. Files the chain
-    refers to are named relative to the file's folder when they are inside it, by absolute path otherwise."""
-    target = Path(os.fspath(path))
-    with _relative_to(_SAVE_DIR, target.parent):
-        text = dumps(plugin, _format_for(target))
-    temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, target)
-    finally:
-        temporary.unlink(missing_ok=True)
-
-
-def load_chain(path: str | os.PathLike[str]) -> Plugin:
-    """Read a chain file written by ``board.save(path)`` (or by hand) and return its plugins.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        A ``.json``, ``.yaml`` or ``.yml`` file. Relative file names in it (an impulse response, a plugin) are
-        relative to the folder the file is in.
-
-    Returns
-    -------
-    Plugin
-        Usually a :class:`Pedalboard`.
-    """
-    if isinstance(path, bytes):
-        raise TypeError("Chain file paths must be str or os.PathLike, not bytes.")
-    source = Path(os.fspath(path))
-    text = source.read_text(encoding="utf-8")
-    with _relative_to(_LOAD_DIR, source.parent):
-        return loads(text)
+__all__ = [
+    "FORMAT_VERSION",
+    "MAX_DEPTH",
+    "ChainFormatError",
+    "dumps",
+    "file_reference",
+    "from_dict",
+    "load_chain",
+    "loads",
+    "plugin_class",
+    "resolve_reference",
+    "save",
+    "to_dict",
+]

@@ -308,31 +308,30 @@ def render_file(
     The output (format from its extension; bit depth by default the input's where the format allows) is
     written atomically. Returns the frames read and written.
     """
-    from .batch import atomic_output, default_bit_depth
     from .io import AudioFile
+    from .io.formats import default_bit_depth
     from .io.write_behind import behind
 
     if os.path.abspath(os.fspath(input_path)) == os.path.abspath(os.fspath(output_path)):
         raise ValueError("render_file cannot write over its input: give another output path")
     with AudioFile(os.fspath(input_path)) as reader:
         bits = bit_depth or default_bit_depth(reader.file_dtype, output_path)
-        with atomic_output(output_path) as temporary:
-            rate, channels = reader.samplerate, reader.num_channels
-            with (
-                AudioFile(temporary, "w", rate, channels, bit_depth=bits, quality=quality) as out,
-                behind(out) as write,
-            ):
-                return render_reader(
-                    plugins,
-                    reader,
-                    write,
-                    tail,
-                    threshold_db=threshold_db,
-                    max_tail_seconds=max_tail_seconds,
-                    hold_seconds=hold_seconds,
-                    buffer_size=buffer_size,
-                    progress=progress,
-                )
+        rate, channels = reader.samplerate, reader.num_channels
+        with (
+            AudioFile(os.fspath(output_path), "w", rate, channels, bit_depth=bits, quality=quality) as out,
+            behind(out) as write,
+        ):
+            return render_reader(
+                plugins,
+                reader,
+                write,
+                tail,
+                threshold_db=threshold_db,
+                max_tail_seconds=max_tail_seconds,
+                hold_seconds=hold_seconds,
+                buffer_size=buffer_size,
+                progress=progress,
+            )
 
 
 class _CallableModule(types.ModuleType):

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .board import PluginContainer
+from .core import serial
 from .core.plugin import Plugin
 
 __all__ = ["ChannelMap", "ChannelMatrix", "Split"]
@@ -237,9 +238,7 @@ class Split(PluginContainer):
 
     @classmethod
     def _from_dict(cls, data: dict[str, Any]) -> Split:
-        from .chains import from_dict
-
-        return cls([from_dict(d) for d in data.get("plugins", [])], channels=data.get("channels"))
+        return cls([serial.from_dict(d) for d in data.get("plugins", [])], channels=data.get("channels"))
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{g}: {p!r}" for p, g in self._branches())

@@ -350,16 +350,34 @@ def test_writes_to_a_path_are_atomic(tmp_path):
         assert f.frames == int(0.5 * SR)
 
 
-def test_unclosed_writer_does_not_replace_the_file(tmp_path):
+def test_unclosed_writer_finishes_its_file_when_collected(tmp_path):
+    """As pedalboard: a writer dropped without close() (and without an exception) finishes its file."""
+    path = tmp_path / "x.wav"
+    path.write_bytes(b"precious")
+    out = AudioFile(path, "w", SR, 1)
+    out.write(np.full(100, 0.5, np.float32))
+    del out
+    import gc
+
+    gc.collect()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.wav"]
+    with AudioFile(path) as f:
+        assert f.frames == 100 and abs(float(f.read(1)[0, 0]) - 0.5) < 1e-4
+
+
+def test_a_writer_whose_write_failed_is_discarded_when_collected(tmp_path):
+    """After a failed write the file is unfinished: collecting the writer must not publish it."""
     path = tmp_path / "x.wav"
     path.write_bytes(b"precious")
     out = AudioFile(path, "w", SR, 1)
     out.write(np.zeros(100, np.float32))
-    with pytest.warns(ResourceWarning):
-        del out
-        import gc
+    out._encoder.write = lambda block: (_ for _ in ()).throw(OSError(28, "No space left on device"))
+    with pytest.raises(OSError, match="No space left"):
+        out.write(np.zeros(100, np.float32))
+    del out
+    import gc
 
-        gc.collect()
+    gc.collect()
     assert path.read_bytes() == b"precious"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.wav"]
 

@@ -26,12 +26,23 @@ def test_mono_to_many_copies():
     assert out.shape == (3, 500) and all(np.array_equal(out[c], x[0]) for c in range(3))
 
 
-def test_many_to_fewer_keeps_the_first_channels_and_more_repeats_them():
-    x = _noise(6, 300)
-    assert np.array_equal(convert_channels(x, 2), x[:2])
+def test_surround_is_downmixed_as_ffmpeg_does_and_upmixing_fills_the_speakers_both_layouts_have():
+    """Issue 17: 5.1 -> stereo kept only FL/FR and stereo -> 5 channels repeated L, R, L, R, L. The rule is
+    FFmpeg's (centre and surrounds at -3 dB, LFE dropped), scaled so that the largest row adds up to 1."""
+    a = np.sqrt(0.5)
+    x = _noise(6, 300)  # 5.1: FL FR FC LFE BL BR
+    left = (x[0] + a * x[2] + a * x[4]) / (1 + 2 * a)
+    right = (x[1] + a * x[2] + a * x[5]) / (1 + 2 * a)
+    assert np.allclose(convert_channels(x, 2), [left, right], atol=1e-6)
+    mono = (a * (x[0] + x[1]) + x[2] + 0.5 * (x[4] + x[5])) / (2 * a + 1 + 1)
+    assert np.allclose(convert_channels(x, 1)[0], mono, atol=1e-6)
     y = _noise(2, 300)
-    assert np.array_equal(convert_channels(y, 5), y[[0, 1, 0, 1, 0]])
+    assert np.array_equal(convert_channels(y, 5), np.concatenate([y, np.zeros((3, 300), np.float32)]))
     assert np.array_equal(convert_channels(y, 2), y)
+    assert np.array_equal(convert_channels(y, 1)[0], (y[0] + y[1]) * np.float32(0.5))
+    z = _noise(10, 300)  # no standard layout: channel i stays channel i; mono is the mean
+    assert np.array_equal(convert_channels(z, 3), z[:3])
+    assert np.allclose(convert_channels(z, 1)[0], z.mean(axis=0), atol=1e-6)
     assert convert_channels(np.zeros((0, 7), np.float32), 2).shape == (2, 7)
 
 

@@ -5,7 +5,7 @@ made) the peak grows by under 1 MB (thousands of blocks: a leak of a few hundred
 job runs in a fresh subprocess that records its peak RSS after the imports, at a sixth and at five sixths of the
 file, and after closing the files.
 
-An I/O-only job never loads Numba (see ``stompbox.core.jit.loaded``): it would add about 110 MB.
+An I/O-only job never loads Numba (see ``stompbox._base.jit.loaded``): it would add about 110 MB.
 
 The peak is the process's ``VmHWM`` (/proc/self/status), not ``ru_maxrss``: a process started from pytest takes
 the peak RSS of pytest's own memory (~1 GB late in a run) into its ``ru_maxrss`` when it execs, which made both

@@ -74,7 +74,7 @@ def test_a_long_24_bit_write_in_steps_writes_the_same_bytes(numba, tmp_path, mon
     byte for byte the one a single-step write makes, whatever the layout and the step (an uneven last step
     included), with either conversion."""
     import stompbox.io.audiofile as audiofile
-    from stompbox.core import jit
+    from stompbox._base import jit
     from stompbox.io import AudioFile
 
     monkeypatch.setattr(jit, "loaded", lambda: numba)

@@ -74,25 +74,44 @@ def test_a_replaced_file_is_freed_after_the_rename_and_a_reader_keeps_its_copy(t
         assert f.frames == 3000 and abs(float(f.read(1)[0, 0]) + 0.25) < 1e-4
 
 
-def test_a_fifo_in_the_way_is_replaced_without_waiting_for_a_writer(tmp_path):
-    """The old file is opened without blocking (a FIFO would wait for a writer) and only kept if regular."""
+@pytest.mark.parametrize("ext", ["wav", "flac", "mp3"])
+def test_a_fifo_is_written_in_place_never_replaced(tmp_path, ext):
+    """A FIFO at the path is written as a stream (a reader gets the audio); it stays a FIFO."""
+    import stat
     import threading
 
-    fifo = tmp_path / "pipe.wav"
+    fifo = tmp_path / f"pipe.{ext}"
     os.mkfifo(fifo)
-    done = []
+    received = []
 
-    def write():
-        with AudioFile(fifo, "w", SR) as out:
-            out.write(np.zeros(100, np.float32))
-        done.append(True)
+    def read():
+        with open(fifo, "rb") as f:
+            received.append(f.read())
 
-    worker = threading.Thread(target=write, daemon=True)
-    worker.start()
-    worker.join(20)
-    assert done == [True]
-    with AudioFile(fifo) as f:
-        assert f.frames == 100
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    with AudioFile(fifo, "w", SR) as out:
+        out.write(np.full(4410, 0.25, np.float32))
+    reader.join(20)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [fifo.name]
+    with AudioFile(io.BytesIO(received[0])) as f:
+        assert abs(f.frames - 4410) <= (0 if ext != "mp3" else 1152 * 2)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="making a device node needs root")
+def test_a_device_node_is_written_in_place_never_replaced(tmp_path):
+    """A character device (here a second /dev/null) is written to, not swapped for a regular file."""
+    import stat
+
+    null = tmp_path / "null.wav"
+    os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    for ext_format in ("wav", "flac", "mp3", "ogg", "m4a"):
+        with AudioFile(null, "w", SR, format=ext_format) as out:
+            out.write(np.zeros(1000, np.float32))
+        info = os.stat(null)
+        assert stat.S_ISCHR(info.st_mode) and info.st_rdev == os.makedev(1, 3), ext_format
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["null.wav"]
 
 
 def test_a_directory_is_refused_before_anything_is_written(tmp_path):

@@ -316,3 +316,25 @@ def test_killed_server_ends_read_and_write_within_two_seconds(doomed_pulse):
     assert "read" in results and issubclass(results["read"][0], RuntimeError)
     assert results["read"][1] - killed[0] < 2.0
     assert not writer.running and not reader.running
+
+
+# ------------------------------------------------------------------------------------------ interpreter exit
+@pytest.mark.parametrize("started", [False, True], ids=["never-started", "left-running"])
+def test_a_script_that_leaves_a_stream_open_exits_at_once(pulse, started):
+    """A stream dropped at interpreter exit (never started, or left running) is released without a hang: the
+    device used to be closed on a new thread, and no thread can start while the interpreter shuts down."""
+    script = (
+        "from stompbox.io.stream import AudioStream\n"
+        "stream = AudioStream(output_device_name='SinkA')\n"
+        + ("stream.__enter__()\n" if started else "")
+        + "print(stream.running)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env=pulse.env | {"STOMPBOX_AUDIO_BACKEND": "pulseaudio"},
+        capture_output=True,
+        text=True,
+        timeout=15,  # under the live tests' 30-s hard limit, so a hang fails here
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(started)

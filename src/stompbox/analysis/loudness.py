@@ -743,19 +743,18 @@ def normalize_file(
     NormalizeReport
         The input's measurement, the gain and the output's loudness and true peak.
     """
-    from ..batch import atomic_output, default_bit_depth
     from ..io import AudioFile
+    from ..io.formats import default_bit_depth
 
     if os.path.abspath(os.fspath(input_path)) == os.path.abspath(os.fspath(output_path)):
         raise ValueError("normalize_file cannot write over its input: give another output path")
     with AudioFile(os.fspath(input_path)) as reader:
         rate = reader.samplerate
         bits = bit_depth or default_bit_depth(reader.file_dtype, output_path)
-        with atomic_output(output_path) as temporary:
-            with AudioFile(temporary, "w", rate, reader.num_channels, bit_depth=bits, quality=quality) as out:
-                return normalize_reader(
-                    reader, out.write, target_lufs, true_peak_db, block_frames=block_frames, progress=progress
-                )
+        with AudioFile(os.fspath(output_path), "w", rate, reader.num_channels, bit_depth=bits, quality=quality) as out:
+            return normalize_reader(
+                reader, out.write, target_lufs, true_peak_db, block_frames=block_frames, progress=progress
+            )
 
 
 class LoudnessNormalize:

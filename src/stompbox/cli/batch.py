@@ -7,8 +7,7 @@ import os
 import sys
 from typing import Any
 
-from .common import CLIError
-from .convert import _positive_int, _positive_rate
+from .common import CLIError, add_common_options, add_output_options, positive_int
 from .render import add_intermixed_parser, build_chain, tail_value
 
 
@@ -28,7 +27,7 @@ def register(sub: Any) -> None:
     p.add_argument("tokens", nargs="+", metavar="IN_DIR OUT_DIR [EFFECT ...]", help=argparse.SUPPRESS)
     p.add_argument("--chain", metavar="FILE", help="a saved chain (JSON/YAML)")
     p.add_argument(
-        "--jobs", "-j", type=_positive_int, default=None, metavar="N", help="worker processes (default: CPUs)"
+        "--jobs", "-j", type=positive_int, default=None, metavar="N", help="worker processes (default: CPUs)"
     )
     p.add_argument(
         "--threads",
@@ -36,13 +35,9 @@ def register(sub: Any) -> None:
         help="use threads instead of processes (the DSP kernels release the GIL)",
     )
     p.add_argument("--skip-existing", "--resume", action="store_true", help="leave files whose output already exists")
-    p.add_argument("--format", "-t", metavar="EXT", help="write outputs in this format (e.g. flac); default: as input")
     p.add_argument("--tail", type=tail_value, default=0.0, metavar="SECONDS", help="let effects ring out")
-    p.add_argument("--samplerate", "-r", type=_positive_rate, metavar="R", help="output sample rate in Hz")
-    p.add_argument("--channels", "-c", type=_positive_int, metavar="N", help="output channel count")
-    p.add_argument("--bit-depth", "-b", type=int, choices=(8, 16, 24, 32), metavar="B", help="output bit depth")
-    p.add_argument("--quality", "-q", metavar="Q", help="encoder quality")
-    p.add_argument("--quiet", action="store_true", help="no progress bar and no per-file lines")
+    add_output_options(p, type_help="write outputs in this format (e.g. flac); default: as input")
+    add_common_options(p)
     p.set_defaults(func=run)
 
 
@@ -58,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"{in_dir}: no such folder")
     if os.path.abspath(in_dir) == os.path.abspath(out_dir):
         raise CLIError("IN_DIR and OUT_DIR are the same folder", status=2)
-    board = build_chain(args.chain, list(tokens))
+    board = build_chain(args.chain, list(tokens), args.quiet)
     if not len(board):
         raise CLIError("no effects: give --chain FILE or effects (see stompbox effects)", status=2)
     inputs = find_audio_files(in_dir)
@@ -77,13 +72,13 @@ def run(args: argparse.Namespace) -> int:
             executor,
             jobs=jobs,
             root=in_dir,
-            extension=args.format,
+            extension=args.type,
             skip_existing=args.skip_existing,
             progress=not args.quiet and sys.stderr.isatty(),
             tail=tail,
-            samplerate=args.samplerate,
+            samplerate=args.rate,
             num_channels=args.channels,
-            bit_depth=args.bit_depth,
+            bit_depth=args.bits,
             quality=args.quality,
         )
     finally:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .common import ArraySource, CLIError
+from .common import ArraySource, CLIError, add_common_options
 
 #: 112 BPM, as in the example riff: a dotted eighth note is 0.75 beats
 DOTTED_EIGHTH_SECONDS = round(0.75 * 60.0 / 112.0, 3)
@@ -47,8 +47,14 @@ def register(sub: Any) -> None:
     )
     p.add_argument("out_dir", nargs="?", default=".", metavar="OUT_DIR", help="folder to write into (default: .)")
     p.add_argument("--seconds", type=float, default=8.0, metavar="S", help="length of the riff (default 8)")
-    p.add_argument("--samplerate", "-r", type=int, default=44100, metavar="R", help="sample rate (default 44100)")
+    p.add_argument(
+        "-r", "--rate", "--samplerate", dest="rate", type=int, default=44100, metavar="R", help="sample rate (44100)"
+    )
+    p.add_argument("-c", "--channels", type=int, default=None, metavar="N", help="channels (default: the riff's)")
+    p.add_argument("-b", "--bits", type=int, default=16, choices=(8, 16, 24, 32), metavar="B", help="bits (16)")
+    p.add_argument("-t", "--type", default="wav", metavar="TYPE", help="format of the audio files (default wav)")
     p.add_argument("--no-plot", action="store_true", help="skip the picture")
+    add_common_options(p)
     p.set_defaults(func=run)
 
 
@@ -59,24 +65,29 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 < args.seconds <= 600:
         raise CLIError(f"--seconds must be in (0, 600] (got {args.seconds:g})", status=2)
-    if args.samplerate < 8000:
-        raise CLIError(f"--samplerate must be at least 8000 Hz (got {args.samplerate})", status=2)
+    if args.rate < 8000:
+        raise CLIError(f"--rate must be at least 8000 Hz (got {args.rate})", status=2)
     folder = args.out_dir
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as error:
         raise CLIError(f"{folder}: cannot create folder ({error.strerror or error})") from error
-    rate = args.samplerate
+    rate = args.rate
     dry = example_clip(rate, args.seconds)
+    if args.channels is not None and args.channels != dry.shape[0]:
+        from ..io.channels import convert_channels
+
+        dry = convert_channels(dry, args.channels)
+    kind = args.type.lstrip(".").lower()
     board = demo_chain()
     written: list[str] = []
 
     def path(name: str) -> str:
         return os.path.join(folder, name)
 
-    with AudioFile(path("demo_dry.wav"), "w", rate, dry.shape[0], bit_depth=16) as out:
+    with AudioFile(path(f"demo_dry.{kind}"), "w", rate, dry.shape[0], bit_depth=args.bits) as out:
         out.write(dry)
-    written.append(path("demo_dry.wav"))
+    written.append(path(f"demo_dry.{kind}"))
 
     blocks: list[np.ndarray] = []
 
@@ -84,10 +95,10 @@ def run(args: argparse.Namespace) -> int:
         blocks.append(block.copy())
         out.write(block)
 
-    with AudioFile(path("demo_wet.wav"), "w", rate, dry.shape[0], bit_depth=16) as out:
+    with AudioFile(path(f"demo_wet.{kind}"), "w", rate, dry.shape[0], bit_depth=args.bits) as out:
         stream_through(board, ArraySource(dry, rate), keep, tail_frames=int(TAIL_SECONDS * rate))
     wet = np.concatenate(blocks, axis=1)
-    written.append(path("demo_wet.wav"))
+    written.append(path(f"demo_wet.{kind}"))
 
     board.save(path("demo_chain.json"))
     written.append(path("demo_chain.json"))
@@ -108,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
             written.append(path("demo.png"))
         except ImportError:
             note = "(no demo.png: plotting needs matplotlib, `pip install stompbox[plot]`)"
+    if args.quiet:
+        return 0
     chain = " -> ".join(_describe(p) for p in board)
     print(f"chain: {chain}")
     for name in written:

@@ -9,7 +9,7 @@ import json
 import math
 from typing import Any
 
-from .common import CLIError
+from .common import CLIError, add_common_options
 from .grammar import GrammarError, _constructor_extras, builtin_effects, find_effect
 
 _EXTRA_DOCS = {
@@ -29,6 +29,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("names", nargs="*", metavar="NAME", help="effects to show (default: all)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_common_options(p)
     p.set_defaults(func=run)
 
 

@@ -24,7 +24,9 @@ import inspect
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .._base.errors import StompboxError
 from ..board import Pedalboard
+from ..core import registry
 from ..core.plugin import Plugin
 
 __all__ = ["GrammarError", "builtin_effects", "find_effect", "parse_effects", "parse_value", "to_tokens"]
@@ -33,7 +35,7 @@ _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
 
-class GrammarError(ValueError):
+class GrammarError(StompboxError, ValueError):
     """A command-line effect description that does not make a valid chain (a usage error, exit status 2).
 
     The message is always one line: control characters echoed from a token are shown escaped.
@@ -45,43 +47,48 @@ class GrammarError(ValueError):
 
 def builtin_effects() -> dict[str, type[Plugin]]:
     """Every built-in effect class, by its Python name, in alphabetical order."""
-    from .. import effects
-
-    found: dict[str, type[Plugin]] = {}
-    for name in sorted(effects.EXPORTS):
-        value = getattr(effects, name)
-        if isinstance(value, type) and issubclass(value, Plugin) and not value._abstract:
-            found[name] = value
-    return found
-
-
-def _key(name: str) -> str:
-    return name.strip().replace("-", "").replace("_", "").lower()
+    return dict(registry.builtin_effects())
 
 
 def find_effect(name: str) -> type[Plugin]:
     """The built-in effect class called ``name`` (case-insensitive; ``-`` and ``_`` are ignored).
+
+    Only the module of the effect asked for is imported (less memory for a long render).
 
     Raises
     ------
     GrammarError
         If there is no such effect; the message lists the valid names (and the closest match).
     """
-    from .. import effects
-
-    # resolved by name first, so only the modules of the effects asked for are imported (less memory for a
-    # long render); the class names are the capitalised exports (time_stretch is a function)
-    names = sorted(n for n in effects.EXPORTS if n[:1].isupper())
-    by_key = {_key(n): n for n in names}
-    found = by_key.get(_key(name))
-    if found is not None:
-        cls = getattr(effects, found)
-        if isinstance(cls, type) and issubclass(cls, Plugin) and not cls._abstract:
-            return cls
+    try:
+        return registry.lookup(name, "effect")
+    except registry.UnknownPluginError:
+        pass
+    by_key = {_key(n): n for n in registry.names("effect")}
     close = difflib.get_close_matches(_key(name), list(by_key), n=1, cutoff=0.6)
     hint = f" (did you mean {by_key[close[0]]}?)" if close else ""
     valid = ", ".join(builtin_effects())
     raise GrammarError(f"unknown effect {name!r}{hint}; valid effects: {valid}")
+
+
+def check_names(tokens: Sequence[str]) -> None:
+    """Raise the :class:`GrammarError` :func:`parse_effects` would for an unknown effect name or a setting
+    before any effect, without importing any effect's module (no Numba): a command can answer a usage error
+    before it starts reading and writing."""
+    known = {_key(n) for n in registry.names("effect")}
+    seen = False
+    for token in tokens:
+        if not isinstance(token, str) or "=" in token or (seen and _number(token)):
+            if isinstance(token, str) and "=" in token and not seen:
+                raise GrammarError(f"parameter {token!r} comes before any effect; put an effect name first")
+            continue
+        if token.strip() and not token.startswith("-") and _key(token) not in known:
+            find_effect(token.strip())  # raises, with the list of valid names and the closest one
+        seen = True
+
+
+def _key(name: str) -> str:
+    return name.strip().replace("-", "").replace("_", "").lower()
 
 
 def _constructor_extras(cls: type[Plugin]) -> dict[str, inspect.Parameter]:
@@ -184,7 +191,15 @@ def _build(cls: type[Plugin], args: list[tuple[str, str]]) -> Plugin:
         raise GrammarError(f"{cls.__name__}: {' '.join(str(error).split())}") from error
 
 
-def parse_effects(tokens: Sequence[str], board: Pedalboard | None = None) -> Pedalboard:
+def _number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
+def parse_effects(tokens: Sequence[str], board: Pedalboard | None = None, notes: list[str] | None = None) -> Pedalboard:
     """Build a :class:`Pedalboard` from command-line tokens ``EFFECT [PARAM=VALUE ...] ...``.
 
     Parameters
@@ -194,6 +209,10 @@ def parse_effects(tokens: Sequence[str], board: Pedalboard | None = None) -> Ped
         board.
     board : Pedalboard, optional
         Append the effects to this board (e.g. one loaded with ``--chain``) instead of a new one.
+    notes : list of str, optional
+        Where to put a line for each value given SoX's way, by position (``gain -3``): it is taken as the
+        effect's next declared parameter, and the note spells it ``gain_db=-3``. Without ``notes``, such a
+        value is a :class:`GrammarError` that names that spelling.
 
     Returns
     -------
@@ -227,6 +246,17 @@ def parse_effects(tokens: Sequence[str], board: Pedalboard | None = None) -> Ped
             continue
         if not token.strip():
             raise GrammarError("empty effect name")
+        if current is not None and _number(token):
+            given = {name for name, _ in args}
+            free = [name for name in current._params if name not in given]
+            name = current.__name__.lower()
+            if not free:
+                raise GrammarError(f"{name} has no parameter left for the value {token!r}; write PARAM=VALUE")
+            if notes is None:
+                raise GrammarError(f"effects take PARAM=VALUE settings: write {name} {free[0]}={token}")
+            notes.append(f"read '{name} {token}' as {name} {free[0]}={token}")
+            args.append((free[0], token))
+            continue
         if token.startswith("-"):
             raise GrammarError(f"unknown option {token!r}")
         if current is not None:

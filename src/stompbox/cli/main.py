@@ -1,7 +1,8 @@
 """Entry point of the ``stompbox`` command: ``stompbox <command> [options]``.
 
 Exit status: 0 on success, 2 for a usage error, 1 for any other error (one line on stderr, no traceback;
-``--debug`` shows the traceback instead).
+``--debug`` shows the traceback instead), 141 without a word when the reader of standard output goes away
+(``| head``), as for SoX.
 """
 
 from __future__ import annotations
@@ -12,27 +13,29 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .common import CLIError
+from .common import CLIError, IntermixedParser, Parser
 
 __all__ = ["main", "entry", "build_parser"]
 
 # subcommand modules, in --help order; each has register(subparsers) setting `func` on its parser
 COMMANDS = ["render", "effects", "info", "convert", "plot", "loudness", "batch", "play", "record", "plugins", "demo"]
 
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for SoX or cat cut off by `| head`
+
 _MODULES = {"play": "live", "record": "live"}  # commands registered by a module of another name
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
-    from .. import __version__
+    from .._base.version import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="stompbox",
         description="Streaming audio I/O and effects (pedalboard-compatible).",
     )
     parser.add_argument("--version", action="version", version=f"stompbox {__version__}")
     parser.add_argument("--debug", action="store_true", help="show full tracebacks on errors")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=IntermixedParser)
     sub.required = True
     for name in dict.fromkeys(_MODULES.get(n, n) for n in COMMANDS):
         importlib.import_module(f".{name}", __package__).register(sub)
@@ -51,12 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("stompbox: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # the reader of our standard output went away (e.g. `| head`): exit quietly
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
-        return 1
+    except BrokenPipeError:  # the reader of our standard output went away (e.g. `| head`): exit quietly, with
+        _silence_stdout()  # the status of a process ended by SIGPIPE, as SoX's (128 + 13)
+        return EXIT_BROKEN_PIPE
     except CLIError as error:
         if args.debug:
             raise
@@ -82,7 +82,21 @@ def entry() -> None:
 
     status = main()
     gc.freeze()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        status = status or EXIT_BROKEN_PIPE
     sys.exit(status)
+
+
+def _silence_stdout() -> None:
+    """Point standard output at the null device, so that the interpreter's last flush of what is still buffered
+    for a pipe whose reader has gone raises nothing (SoX exits quietly there too)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _one_line(error: BaseException) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .common import CLIError, open_reader
+from .common import CLIError, add_common_options, add_reader_options, open_input
 from .render import add_chain_options, add_intermixed_parser, build_chain, tail_value
 
 _IMAGE_EXTENSIONS = (".png", ".svg", ".pdf", ".jpg", ".jpeg", ".webp")
@@ -34,7 +34,9 @@ def register(sub: Any) -> None:
     p.add_argument("tokens", nargs="+", metavar="IN [OUT.png] [EFFECT ...]", help=argparse.SUPPRESS)
     add_chain_options(p)
     p.add_argument("--tail", type=tail_value, default=0.0, metavar="SECONDS", help="show effects ringing out")
-    p.add_argument("--start", type=float, default=0.0, metavar="S", help="start at this time in seconds")
+    p.add_argument(
+        "--start", type=float, default=0.0, metavar="S", help="start at this time in seconds (axes: file time)"
+    )
     p.add_argument(
         "--duration",
         type=float,
@@ -43,26 +45,32 @@ def register(sub: Any) -> None:
         help="plot at most this many seconds (default: all)",
     )
     p.add_argument("--title", help="title above the picture (default: the file name)")
+    add_reader_options(p)
+    add_common_options(p)
     p.set_defaults(func=run)
 
 
-def _read(path: str, start: float, duration: float | None) -> tuple[np.ndarray, float]:
-    with open_reader(path) as f:
-        rate = float(f.samplerate)
-        first = int(round(start * rate))
-        if first:
-            f.seek(min(first, f.frames))
-        limit = None if duration is None else int(round(duration * rate))
-        blocks, total = [], 0
-        while limit is None or total < limit:
-            want = _BLOCK if limit is None else min(_BLOCK, limit - total)
-            block = f.read(want)
-            if block.shape[1] == 0:
-                break
-            blocks.append(block)
-            total += block.shape[1]
-        audio = np.concatenate(blocks, axis=1) if blocks else np.zeros((f.num_channels, 0), np.float32)
-    return audio, rate
+class _Tee:
+    """A reader passing its blocks to ``summary`` as they are read, up to ``limit`` frames (None: all)."""
+
+    def __init__(self, reader: Any, summary: Any, limit: int | None) -> None:
+        self._reader = reader
+        self._summary = summary
+        self._left = limit
+        self.samplerate = reader.samplerate
+        self.num_channels = reader.num_channels
+
+    @property
+    def frames(self) -> int:
+        return int(self._reader.frames)
+
+    def read(self, num_frames: int) -> np.ndarray:
+        want = num_frames if self._left is None else min(num_frames, self._left)
+        block = self._reader.read(want) if want > 0 else np.zeros((self.num_channels, 0), np.float32)
+        if self._left is not None:
+            self._left -= block.shape[1]
+        self._summary.add(block)
+        return block
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,28 +79,50 @@ def run(args: argparse.Namespace) -> int:
     if tokens and tokens[0].lower().endswith(_IMAGE_EXTENSIONS):
         out_path = tokens.pop(0)
     else:
-        out_path = os.path.splitext(os.path.basename(in_path))[0] + ".png"
+        stem = "stdin" if in_path == "-" else os.path.splitext(os.path.basename(in_path))[0]
+        out_path = stem + ".png"
     if args.start < 0 or (args.duration is not None and args.duration <= 0):
         raise CLIError("--start must be >= 0 and --duration > 0", status=2)
-    board = build_chain(args.chain, tokens) if (args.chain or tokens) else None
+    board = build_chain(args.chain, tokens, args.quiet) if (args.chain or tokens) else None
     parent = os.path.dirname(os.path.abspath(out_path))
     if not os.path.isdir(parent):
         raise CLIError(f"{out_path}: folder {parent} does not exist")
     try:
-        from ..analysis.plot import plot_audio
+        from ..analysis.plot import StreamSummary, plot_audio
     except ImportError as error:
         raise CLIError(str(error)) from error
-    audio, rate = _read(in_path, args.start, args.duration)
-    processed = None
-    if board is not None:
-        from ..batch import MAX_AUTO_TAIL_SECONDS
-        from ..render import render
+    with open_input(in_path, args) as f:
+        rate = float(f.samplerate)
+        first = int(round(args.start * rate))
+        if first:
+            if f.exact_duration_known and first >= f.frames:
+                raise CLIError(f"--start {args.start:g} s is after the end ({f.duration:.3f} s)", status=2)
+            f.seek(first)
+        limit = None if args.duration is None else int(round(args.duration * rate))
+        known = max(0, int(f.frames) - first) if f.frames else None
+        expected = min(known, limit) if known is not None and limit is not None else (known or limit)
+        dry = StreamSummary(rate, f.num_channels, expected)
+        source = _Tee(f, dry, limit)
+        wet = None
+        if board is None:
+            while source.read(_BLOCK).shape[1]:
+                pass
+        else:
+            from ..batch import stream_through
 
-        tail = args.tail if args.tail == "auto" else float(args.tail)
-        processed = render(audio, rate, board, tail, max_tail_seconds=MAX_AUTO_TAIL_SECONDS, layout="channels-first")
+            tail_seconds = 0.0 if args.tail == "auto" else float(args.tail)
+            wet = StreamSummary(rate, f.num_channels, expected + int(tail_seconds * rate) if expected else None)
+            stream_through(
+                board, source, wet.add, tail=args.tail if args.tail == "auto" else (float(args.tail) or None)
+            )
+            wet.finish()
+        dry.finish()
     try:
-        plot_audio(audio, rate, processed, path=out_path, title=args.title or os.path.basename(in_path))
+        names = getattr(f, "channel_names", None)  # named channels, where the reader knows its layout
+        title = args.title or (os.path.basename(in_path) if in_path != "-" else "standard input")
+        plot_audio(dry, rate, wet, path=out_path, title=title, start=first / rate, names=names)
     except ImportError as error:
         raise CLIError(str(error)) from error
-    print(f"wrote {out_path}")
+    if not args.quiet:
+        print(f"wrote {out_path}")
     return 0

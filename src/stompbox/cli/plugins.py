@@ -6,10 +6,13 @@ import argparse
 import json
 from typing import Any
 
+from .common import add_common_options
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser("plugins", help="list hosted plugins (VST3, LV2, LADSPA) found on this system")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_common_options(p)
     p.set_defaults(func=run)
 
 

@@ -4,7 +4,8 @@ Effects come after the output, in order, written as in Python (see :mod:`stompbo
 
     stompbox render in.wav out.flac distortion drive_db=25 delay delay_seconds=0.4 reverb room_size=0.75
     stompbox render in.wav out.wav --chain chain.yaml gain gain_db=-3 --tail 4
-    cat in.flac | stompbox render - - highpassfilter cutoff_frequency_hz=80 --format flac > out.flac
+    cat in.flac | stompbox render - - highpassfilter cutoff_frequency_hz=80 -t flac > out.flac
+    sox -n -t wav - synth 10 sine 440 | stompbox render - - gain gain_db=-3 | aplay
 
 The file is processed as a stream in constant memory; the output has exactly the input's length (latency is
 compensated) plus ``--tail`` seconds.
@@ -14,15 +15,24 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
-import tempfile
 import textwrap
 from typing import Any
 
-from .common import CLIError, conform, open_reader
-from .convert import _positive_int, _positive_rate
-from .grammar import GrammarError, parse_effects
+from .common import (
+    STDIO,
+    CLIError,
+    IntermixedParser,
+    add_common_options,
+    add_input_options,
+    add_output_options,
+    conform,
+    describe,
+    open_input,
+    open_output,
+    output_type,
+)
+from .grammar import GrammarError, check_names, parse_effects
 
 _EPILOG = """\
 effects: any built-in (see `stompbox effects`), case-insensitive, each followed by its PARAM=VALUE settings;
@@ -30,36 +40,13 @@ effects: any built-in (see `stompbox effects`), case-insensitive, each followed 
 examples:
   stompbox render in.wav out.flac distortion drive_db=25 delay delay_seconds=0.4 reverb room_size=0.75
   stompbox render in.wav out.wav --chain chain.json gain gain_db=-3 --tail auto --save-chain all.json
-  stompbox render - - lowpassfilter cutoff_frequency_hz=2000 --format flac < in.wav > out.flac
+  stompbox render - - lowpassfilter cutoff_frequency_hz=2000 -t flac < in.wav > out.flac
+  stompbox render - - --input-type raw -r 48000 -c 2 -b 16 gain gain_db=-6 -t raw < in.raw > out.raw
 exit status: 0 ok; 1 error (bad file, failed write); 2 usage (bad option, unknown effect/parameter, bad value)
 """
 
-#: magic bytes at the start of a file -> extension, to name a spooled stdin so the reader can pick a decoder
-_MAGIC = [
-    (0, b"RIFF", ".wav"),
-    (0, b"RF64", ".wav"),
-    (0, b"fLaC", ".flac"),
-    (0, b"OggS", ".ogg"),
-    (0, b"FORM", ".aiff"),
-    (0, b"caff", ".caf"),
-    (0, b"ID3", ".mp3"),
-    (4, b"ftyp", ".m4a"),
-]
 
-
-class _IntermixedParser(argparse.ArgumentParser):
-    """A parser taking options anywhere among the positionals (``render a b distortion --tail 2 delay``)."""
-
-    _inside = False
-
-    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
-        if self._inside:
-            return super().parse_known_args(args, namespace)
-        self._inside = True
-        try:
-            return self.parse_known_intermixed_args(args, namespace)
-        finally:
-            self._inside = False
+_IntermixedParser = IntermixedParser
 
 
 def add_intermixed_parser(sub: Any, name: str, **kwargs: Any) -> argparse.ArgumentParser:
@@ -93,10 +80,10 @@ def register(sub: Any) -> None:
         usage="stompbox render [options] IN OUT [EFFECT [PARAM=VALUE ...]] ...",
         description=textwrap.fill(
             "Render IN through a chain of effects into OUT (format from OUT's extension), as a stream in "
-            "constant memory. IN or OUT may be '-' for standard input/output. The chain is --chain FILE's "
-            "effects, then those on the command line. The output has the input's exact length (latency is "
-            "compensated), plus --tail seconds; --samplerate/--channels convert the input before the "
-            "effects.",
+            "constant memory. IN or OUT may be '-' for standard input/output, streamed (output starts at "
+            "once). The chain is --chain FILE's effects, then those on the command line. The output has the "
+            "input's exact length (latency is compensated), plus --tail seconds; -r/--rate and -c/--channels "
+            "convert the input before the effects.",
             width=100,
         ),
         epilog=_EPILOG,
@@ -111,26 +98,10 @@ def register(sub: Any) -> None:
         metavar="SECONDS",
         help="seconds rendered after the input so effects ring out ('auto': until silent, <= 60 s)",
     )
-    p.add_argument("--samplerate", "-r", type=_positive_rate, metavar="R", help="output sample rate in Hz")
-    p.add_argument("--channels", "-c", type=_positive_int, metavar="N", help="output channel count")
-    p.add_argument(
-        "--bit-depth",
-        "-b",
-        type=int,
-        choices=(8, 16, 24, 32),
-        metavar="B",
-        help="output bit depth (8/16/24/32)",
-    )
-    p.add_argument("--quality", "-q", metavar="Q", help='encoder quality, e.g. "V2" (MP3), 0-8 (FLAC)')
-    p.add_argument(
-        "--format",
-        "-t",
-        metavar="EXT",
-        help="output format when OUT is '-' (wav, flac, ogg, mp3, ...; default wav)",
-    )
-    p.add_argument("--input-format", metavar="EXT", help="format of standard input when IN is '-' (default: sniffed)")
+    add_output_options(p)
+    add_input_options(p)
     p.add_argument("--save-chain", metavar="FILE", help="also write the assembled chain to FILE (.json/.yaml)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_common_options(p)
     p.set_defaults(func=run)
 
 
@@ -138,8 +109,9 @@ def add_chain_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--chain", metavar="FILE", help="a saved chain (JSON/YAML); command-line effects come after it")
 
 
-def build_chain(chain_file: str | None, tokens: list[str]) -> Any:
-    """The Pedalboard of ``--chain FILE`` (if any) followed by the effects in ``tokens``."""
+def build_chain(chain_file: str | None, tokens: list[str], quiet: bool = False) -> Any:
+    """The Pedalboard of ``--chain FILE`` (if any) followed by the effects in ``tokens`` (a value given by
+    position, SoX's way, is taken with a note on stderr that spells it PARAM=VALUE, unless ``quiet``)."""
     from ..board import Pedalboard
     from ..chains import ChainFormatError, load_chain
 
@@ -155,105 +127,86 @@ def build_chain(chain_file: str | None, tokens: list[str]) -> Any:
             board = loaded
         else:
             board.append(loaded)
+    notes: list[str] = []
     try:
-        return parse_effects(tokens, board)
+        board = parse_effects(tokens, board, notes)
     except GrammarError as error:
         raise CLIError(str(error), status=2) from error
-
-
-def _sniff(head: bytes) -> str:
-    for offset, magic, ext in _MAGIC:
-        if head[offset : offset + len(magic)] == magic:
-            return ext
-    if len(head) >= 2 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0:
-        return ".mp3"
-    return ".wav"
-
-
-def spool_stdin(folder: str, input_format: str | None) -> str:
-    """Copy standard input into a file in ``folder`` (in chunks) and return its path."""
-    stream = sys.stdin.buffer
-    head = stream.read(64)
-    if not head:
-        raise CLIError("standard input is empty")
-    ext = "." + input_format.lstrip(".").lower() if input_format else _sniff(head)
-    path = os.path.join(folder, "stdin" + ext)
-    with open(path, "wb") as spool:
-        spool.write(head)
-        shutil.copyfileobj(stream, spool, 1 << 20)
-    return path
+    if not quiet:
+        for note in notes:
+            print(f"stompbox: note: {note}", file=sys.stderr)
+    return board
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..batch import atomic_output, default_bit_depth, stream_through
-    from ..io import AudioFile
-    from ..io.write_behind import behind
+    from ..batch import default_bit_depth
 
     if len(args.tokens) < 2:
         raise CLIError("render needs IN and OUT (then optional effects)", status=2)
     in_path, out_path, effect_tokens = args.tokens[0], args.tokens[1], list(args.tokens[2:])
-    if in_path != "-" and out_path != "-" and os.path.abspath(in_path) == os.path.abspath(out_path):
+    if in_path != STDIO and out_path != STDIO and os.path.abspath(in_path) == os.path.abspath(out_path):
         raise CLIError("IN and OUT are the same file", status=2)
-    board = build_chain(args.chain, effect_tokens)
-    if args.save_chain:
-        try:
-            board.save(args.save_chain)
-        except OSError as error:
-            raise CLIError(f"{args.save_chain}: {error.strerror or error}") from error
-
-    with tempfile.TemporaryDirectory(prefix="stompbox-render-") as scratch:
-        source_path = spool_stdin(scratch, args.input_format) if in_path == "-" else in_path
-        if out_path == "-":
-            fmt = (args.format or "wav").lstrip(".").lower()
-            target = os.path.join(scratch, "stdout." + fmt)
-        else:
-            target = out_path
-            parent = os.path.dirname(os.path.abspath(out_path))
-            if not os.path.isdir(parent):
-                raise CLIError(f"{out_path}: folder {parent} does not exist")
-        with open_reader(source_path) as source:
-            reader, rate = conform(source, target, args.samplerate, args.channels, None, args.quiet)
-            tail_frames = 0 if args.tail == "auto" else int(round(float(args.tail) * rate))
-            bits = args.bit_depth or default_bit_depth(source.file_dtype, target)
-            bar = None
-            if not args.quiet and sys.stderr.isatty():
-                from tqdm import tqdm
-
-                bar = tqdm(
-                    total=reader.frames,
-                    unit="frames",
-                    unit_scale=True,
-                    desc=os.path.basename(out_path),
-                    leave=False,
-                )
-            try:
-                with atomic_output(target) as temporary:
-                    try:
-                        out = AudioFile(
-                            temporary,
-                            "w",
-                            int(rate),
-                            reader.num_channels,
-                            bit_depth=bits,
-                            quality=args.quality,
-                        )
-                    except (ValueError, TypeError, RuntimeError, OSError) as error:
-                        raise CLIError(f"{out_path}: {' '.join(str(error).split())}") from error
-                    with out, behind(out) as write:
-                        stream_through(
-                            board,
-                            reader,
-                            write,
-                            tail_frames=tail_frames,
-                            tail="auto" if args.tail == "auto" else None,
-                            progress=bar.update if bar else None,
-                        )
-            finally:
-                if bar is not None:
-                    bar.close()
-        if out_path == "-":
-            sys.stdout.flush()
-            with open(target, "rb") as done:
-                shutil.copyfileobj(done, sys.stdout.buffer, 1 << 20)
-            sys.stdout.buffer.flush()
+    # Compiled effects load Numba (a few hundred ms): a pipe's reader gets the output's header first, as SoX's
+    # first byte comes at once. A file is only created once the chain is known to be valid.
+    try:
+        check_names(effect_tokens)  # a misspelt effect is a usage error before anything is read or written
+    except GrammarError as error:
+        raise CLIError(str(error), status=2) from error
+    kind = output_type(out_path, args)
+    shape = f"{out_path}.{kind}"  # the output's format, as conform() and the bit-depth policy read it
+    with open_input(in_path, args) as source:
+        reader, rate = conform(source, shape, args.rate, args.channels, None, args.quiet)
+        tail_frames = 0 if args.tail == "auto" else int(round(float(args.tail) * rate))
+        bits = args.bits or default_bit_depth(source.file_dtype, shape)
+        if out_path != STDIO:
+            board = build_chain(args.chain, effect_tokens, args.quiet)  # a usage error leaves no file behind
+        out = open_output(out_path, args, rate, reader.num_channels, bits, args.quality)
+        with out:
+            if out_path == STDIO:
+                _push(out)
+                board = build_chain(args.chain, effect_tokens, args.quiet)
+            if args.save_chain:
+                try:
+                    board.save(args.save_chain)
+                except OSError as error:
+                    raise CLIError(f"{args.save_chain}: {error.strerror or error}") from error
+            describe(args, in_path, source, out_path, out)
+            _stream(args, board, reader, out, out_path, tail_frames)
     return 0
+
+
+def _push(out: Any) -> None:
+    """Send what the writer has made so far (a header) down the pipe now."""
+    try:
+        out.flush()
+    except Exception:  # noqa: BLE001 - a writer that cannot flush yet: its bytes go with the first block
+        pass
+    try:
+        sys.stdout.buffer.flush()
+    except ValueError:
+        pass
+
+
+def _stream(args: argparse.Namespace, board: Any, reader: Any, out: Any, out_path: str, tail_frames: int) -> None:
+    from ..batch import stream_through
+    from ..io.write_behind import behind
+
+    bar = None
+    if not args.quiet and sys.stderr.isatty() and reader.frames:
+        from tqdm import tqdm
+
+        name = "-" if out_path == STDIO else os.path.basename(out_path)
+        bar = tqdm(total=reader.frames, unit="frames", unit_scale=True, desc=name, leave=False)
+    try:
+        with behind(out) as write:
+            stream_through(
+                board,
+                reader,
+                write,
+                tail_frames=tail_frames,
+                tail="auto" if args.tail == "auto" else None,
+                progress=bar.update if bar else None,
+            )
+    finally:
+        if bar is not None:
+            bar.close()

@@ -1,8 +1,9 @@
-"""The core of stompbox: the Plugin contract, parameters, layout rules and the Numba guard."""
+"""The core of stompbox: the Plugin contract, parameters, the plugin registry, layout rules and the Numba guard."""
 
 from .errors import ClosedError, DuplicatePluginError, LayoutError, StompboxError
 from .params import Param, ParamSpec
 from .plugin import Plugin
+from .registry import UnknownPluginError
 
 __all__ = [
     "ClosedError",
@@ -12,4 +13,6 @@ __all__ = [
     "ParamSpec",
     "Plugin",
     "StompboxError",
+    "UnknownPluginError",
+    "registry",
 ]

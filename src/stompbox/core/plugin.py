@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from . import registry
 from .automation import Automation
 from .errors import AbstractPluginError, DuplicatePluginError
 from .layout import channels_first_view, check_buffer_size, check_sample_rate, restore_layout
@@ -109,6 +110,7 @@ class Plugin:
                     params[name] = value
         cls._params = params
         cls._abstract = bool(vars(cls).get("_abstract", False))
+        registry.record(cls)
 
     def __init__(self, **params: Any) -> None:
         if type(self)._abstract:
@@ -461,7 +463,7 @@ class Plugin:
     @classmethod
     def from_dict(cls, data: dict[str, Any] | list[Any]) -> Plugin:
         """Build a plugin (or a board) from :meth:`to_dict`'s output."""
-        from ..chains import from_dict
+        from .serial import from_dict
 
         plugin = from_dict(data)
         if not isinstance(plugin, cls):
@@ -470,7 +472,7 @@ class Plugin:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Save this plugin (or board) as a chain file: JSON, or YAML for ``.yaml``/``.yml`` paths."""
-        from ..chains import save
+        from .serial import save
 
         save(self, path)
 

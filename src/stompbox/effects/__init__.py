@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from ..core import registry
+
 # public name -> module (relative to this package) that defines it
 EXPORTS: dict[str, str] = {
     "Gain": "basic",
@@ -49,6 +51,10 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
     globals()[name] = value
     return value
+
+
+# the effect classes (time_stretch is a function); the registry imports a module when its effect is looked up
+registry.provide("effect", [name for name in EXPORTS if name[:1].isupper()], __getattr__)
 
 
 def __dir__() -> list[str]:

@@ -264,7 +264,7 @@ class Convolution(Plugin):
         """``{"type": "Convolution", "params": {...}}``. An impulse response read from a file is saved as a
         reference to the file (see :func:`stompbox.chains.file_reference`); one given as an array is saved
         inline, as its ``sample_rate``, ``channels`` and base64 little-endian float32 ``samples``."""
-        from ..chains import file_reference
+        from ..core.serial import file_reference
 
         params: dict[str, Any]
         if self._ir_filename is not None:
@@ -281,7 +281,7 @@ class Convolution(Plugin):
 
     @classmethod
     def _from_dict(cls, data: dict[str, Any]) -> Convolution:
-        from ..chains import resolve_reference
+        from ..core.serial import resolve_reference
 
         params = dict(data.get("params", {}))
         if "impulse_response" in params:

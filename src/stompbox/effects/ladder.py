@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from ..core.enums import PedalboardEnum
+from .._base.enums import PedalboardEnum
 from ..core.jit import kernel
 from ..core.params import Param
 from ..core.plugin import Plugin

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .._base.errors import PluginLoadError
 from .external import AudioProcessorParameter, ExternalPlugin, ExternalPluginReloadType
 
 _LAZY = {
     "VST3Plugin": ".vst3",
-    "PluginLoadError": ".vst3.module",
     "LV2Plugin": ".lv2",
     "LADSPAPlugin": ".ladspa",
     "IsolatedPlugin": ".isolated",
@@ -35,6 +35,13 @@ __all__ = [
     "find_plugins",
     "load_plugin",
 ]
+
+
+if TYPE_CHECKING:  # the lazily loaded names, for type checkers and IDEs
+    from .isolated import IsolatedPlugin, PluginCrashedError, PluginTimeoutError
+    from .ladspa import LADSPAPlugin
+    from .lv2 import LV2Plugin
+    from .vst3 import VST3Plugin
 
 
 def __getattr__(name: str) -> Any:
@@ -130,9 +137,9 @@ def load_plugin(
 
     Raises
     ------
-    ImportError
-        The path does not exist or is not a loadable plugin ("Failed to load plugin as VST3Plugin. Errors
-        were: ...").
+    PluginLoadError
+        An ``ImportError``: the path does not exist or is not a loadable plugin ("Failed to load plugin as
+        VST3Plugin. Errors were: ...").
     ValueError
         A file with several plugins and no ``plugin_name``, or a name it does not hold.
     """
@@ -171,4 +178,4 @@ def load_plugin(
         except ImportError as e:
             errors.append(f"{cls.__name__}: {e}")
     names = ", ".join(c.__name__ for c in candidates)
-    raise ImportError(f"Failed to load plugin as {names}. Errors were:\n\t" + "\n\t".join(errors))
+    raise PluginLoadError(f"Failed to load plugin as {names}. Errors were:\n\t" + "\n\t".join(errors))

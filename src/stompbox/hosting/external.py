@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..core import Plugin
-from ..core.enums import PedalboardEnum
+from .._base.enums import PedalboardEnum
 from ..core.layout import check_buffer_size, check_sample_rate
 from .midi import read_midi_messages, sample_index
 
@@ -492,7 +492,7 @@ class ExternalPlugin(Plugin, ParameterAccess):
         again and restores the state, so the copy sounds the same (where the plugin is installed). A plugin
         file or bundle is named as :func:`stompbox.chains.file_reference` does (relative to a chain file's
         folder that holds it, else absolute); an LV2 URI or a LADSPA library name stays as it is."""
-        from ..chains import file_reference
+        from ..core.serial import file_reference
 
         identity = self._identity()
         raw = identity["raw_state"]
@@ -510,7 +510,7 @@ class ExternalPlugin(Plugin, ParameterAccess):
 
     @classmethod
     def _from_dict(cls, data: dict[str, Any]) -> ExternalPlugin:
-        from ..chains import resolve_reference
+        from ..core.serial import resolve_reference
         from . import is_plugin_uri, load_plugin
 
         path = data["path"]

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base.errors import PluginLoadError
 from .external import ControlPort, ControlPortPlugin, map_inputs, map_outputs
 
 MAX_BLOCK = 8192
@@ -73,10 +74,6 @@ LADSPA_Descriptor._fields_ = [
     ("deactivate", ctypes.c_void_p),
     ("cleanup", ctypes.c_void_p),
 ]
-
-
-class PluginLoadError(ImportError):
-    """A LADSPA library or plugin that cannot be loaded."""
 
 
 _LIBRARIES: dict[str, tuple[ctypes.CDLL, list[Any]]] = {}

@@ -25,6 +25,7 @@ from urllib.parse import unquote, urlparse
 
 import numpy as np
 
+from .._base.errors import PluginLoadError
 from .external import ControlPort, ControlPortPlugin, map_inputs, map_outputs
 
 #: largest block handed to the plugin in one run() (announced as buf-size:maxBlockLength)
@@ -89,10 +90,6 @@ UNIT_SYMBOLS = {
     "mile": "mi",
     "coef": "",
 }
-
-
-class PluginLoadError(ImportError):
-    """An LV2 plugin that cannot be found or instantiated."""
 
 
 # ---------------------------------------------------------------------------------------------------- C ABI

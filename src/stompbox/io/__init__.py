@@ -6,7 +6,7 @@ Compatible with ``pedalboard.io``. Heavy pieces (PyAV, the live-audio backend) l
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .audiofile import (
     AudioFile,
@@ -15,7 +15,7 @@ from .audiofile import (
     get_supported_read_formats,
     get_supported_write_formats,
 )
-from .errors import AudioFileError, ClosedFileError, CorruptAudioError, UnsupportedFormatError
+from .errors import AudioFileError, ClosedFileError, CorruptAudioError, TruncatedAudioWarning, UnsupportedFormatError
 from .formats import WriteableAudioFileFlag
 
 _LAZY: dict[str, str] = {
@@ -35,6 +35,7 @@ __all__ = [
     "ClosedFileError",
     "CorruptAudioError",
     "ReadableAudioFile",
+    "TruncatedAudioWarning",
     "UnsupportedFormatError",
     "WriteableAudioFile",
     "WriteableAudioFileFlag",
@@ -42,6 +43,14 @@ __all__ = [
     "get_supported_write_formats",
     *_LAZY,
 ]
+
+
+if TYPE_CHECKING:  # the lazily loaded names, for type checkers and IDEs
+    from .channels import ChannelConvertedReadableAudioFile
+    from .quality import Quality
+    from .resample import ResampledReadableAudioFile
+    from .stream import AudioDeviceError, AudioStream, play_file, record_to_file
+    from .stream_resampler import StreamResampler
 
 
 def __getattr__(name: str) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.jit import kernel
+from .._base.jit import kernel
 
 
 @kernel

@@ -8,24 +8,29 @@ back.
 
 from __future__ import annotations
 
+import atexit
 import numbers
 import os
-import secrets
 import sys
 import threading
+import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TypeVar, overload
 
 import numpy as np
 
-from ..core import jit
-from ..core.errors import LayoutError
-from ..core.layout import check_ndim, detect_layout
+from .._base import jit
+from .._base.atomic import AtomicWrite
+from .._base.channels import layout_name
+from .._base.errors import LayoutError
+from .._base.layout import check_ndim, detect_layout
 from . import formats
-from .backends import QUANTIZE, Decoder, Encoder, open_decoder, open_encoder, quantize
+from .backends import QUANTIZE, Decoder, Encoder, quantize
 from .channels import check_num_frames
+from .codec_choice import open_decoder, open_encoder
 from .errors import (
     AudioFileNotFoundError,
+    AudioWriteError,
     ClosedFileError,
     CorruptAudioError,
     NotAnAudioFileError,
@@ -106,59 +111,26 @@ def _interleave(rows: np.ndarray, out: np.ndarray) -> None:
     out[...] = rows.T
 
 
-def _replace(temp: str, final: str) -> None:
-    """``os.replace(temp, final)``, with the file it replaces freed on the I/O helper thread.
+def _release(handle: int) -> None:
+    """Close ``handle`` (the file a write replaced) on the I/O helper thread: freeing a large file's blocks takes
+    longer than writing a small one."""
+    from .helper_thread import helper
 
-    The filesystem frees a file's blocks when its last link and its last descriptor are gone: a rename over a
-    10 MB file took 6 ms here, more than writing the new one. A descriptor opened before the rename keeps the
-    old file until the helper thread closes it.
-    """
-    import stat
-
-    try:
-        old: int | None = os.open(final, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except OSError:
-        old = None
-    if old is not None and not stat.S_ISREG(os.fstat(old).st_mode):
-        os.close(old)
-        old = None
-    try:
-        os.replace(temp, final)
-    finally:
-        if old is not None:
-            from .helper_thread import helper
-
-            helper().submit(os.close, old)
+    helper().submit(os.close, handle)
 
 
-def _temporary_beside(path: str) -> tuple[str, str]:
-    """(the file to replace, a new empty temporary file in its folder) for an atomic write to ``path``.
+_OPEN_WRITERS: weakref.WeakSet[WriteableAudioFile] = weakref.WeakSet()
 
-    A symbolic link is written through (its target is replaced, the link stays). The temporary file gets the
-    permissions a new file would get (the umask applies), or those of the file it will replace.
-    """
-    final = os.path.realpath(path) if os.path.islink(path) else path
-    if os.path.isdir(final):
-        raise NotAnAudioFileError(f"Cannot write {path}: it is a directory.")
-    folder = os.path.dirname(os.path.abspath(final))
-    if not os.path.isdir(folder):
-        raise FileNotFoundError(f"Cannot write {path}: the folder {folder} does not exist.")
-    for _ in range(100):
-        temp = os.path.join(folder, f".{os.path.basename(final)}.{secrets.token_hex(4)}.partial")
-        try:
-            handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-        except FileExistsError:
-            continue
-        break
-    else:  # pragma: no cover - 100 collisions of 32 random bits
-        raise FileExistsError(f"Cannot create a temporary file beside {path}.")
-    os.close(handle)
-    try:
-        if os.path.exists(final):
-            os.chmod(temp, os.stat(final).st_mode & 0o7777)
-    except OSError:
-        pass
-    return final, temp
+
+def _finish_at_exit() -> None:
+    """Finish the writers still open at interpreter exit, as collecting them would; discard them instead if the
+    program is ending on an uncaught exception (its output would be cut short wherever the exception hit)."""
+    died = getattr(sys, "last_value", None) is not None or getattr(sys, "last_exc", None) is not None
+    for writer in list(_OPEN_WRITERS):
+        writer._dropped(discard=died)
+
+
+atexit.register(_finish_at_exit)
 
 
 class _OffsetFile:
@@ -445,6 +417,18 @@ class ReadableAudioFile(AudioFile):
         return self._closed
 
     @property
+    def channel_layout(self) -> str:
+        """The layout of the channels, named as FFmpeg names it: ``"mono"``, ``"stereo"``, ``"5.1"``,
+        ``"5.1(side)"``, ``"7.1"``... (``ffmpeg -layouts`` lists them). It is what the file states (a WAV/CAF
+        channel mask, an M4A's channel configuration) or the layout its format fixes for the channel count
+        (FLAC, Ogg Vorbis, Opus). Speakers without a standard name are joined by "+" (``"FL+FR+LFE"``), and a
+        file that states no speakers for 3 or more channels gives ``"N channels"``. Channels are always read in
+        this layout's order, WAV's (FL, FR, FC, LFE, BL, BR, FLC, FRC, BC, SL, SR), whatever the file's own
+        order (Vorbis and Opus put the centre second and the LFE last)."""
+        layout = self._decoder.channel_layout
+        return layout if layout else layout_name(0, self.num_channels)
+
+    @property
     def format(self) -> str:
         """The container format the decoder found (``"WAV"``, ``"FLAC"``, ``"MP3"``, ``"MOV"``...)."""
         return self._decoder.format_name
@@ -552,12 +536,14 @@ class ReadableAudioFile(AudioFile):
         return ChannelConvertedReadableAudioFile(self, num_channels)
 
     def mono(self) -> Any:
-        """This file as a mono stream (channels averaged), in constant memory."""
+        """This file as a mono stream, in constant memory: stereo is averaged, surround downmixed as FFmpeg does
+        (see :class:`~stompbox.io.ChannelConvertedReadableAudioFile`)."""
         return self.with_channels(1)
 
     def stereo(self) -> Any:
-        """This file as a stereo stream, in constant memory: a mono channel is duplicated; of more channels, the
-        first two are kept."""
+        """This file as a stereo stream, in constant memory: a mono channel is duplicated, surround downmixed as
+        FFmpeg does (centre and surrounds at -3 dB, the LFE dropped, scaled not to clip; see
+        :class:`~stompbox.io.ChannelConvertedReadableAudioFile`)."""
         return self.with_channels(2)
 
     def __repr__(self) -> str:
@@ -574,8 +560,10 @@ INT_SCALE = {np.dtype(np.int8): 128.0, np.dtype(np.int16): 32768.0, np.dtype(np.
 
 class WriteableAudioFile(AudioFile):
     """An audio file opened for writing. Writing to a path is atomic: the data goes to a temporary file in the
-    same folder, renamed into place by a clean ``close()``; if an exception leaves a ``with`` block, or the
-    writer is never closed, the temporary file is removed and any earlier file at the path is untouched.
+    same folder, renamed into place by a clean ``close()``; if an exception leaves a ``with`` block, or a write
+    failed, the temporary file is removed and any earlier file at the path is untouched. A writer dropped
+    without ``close()`` (collected, or open at interpreter exit) finishes its file, as pedalboard's does,
+    unless the program is ending on an uncaught exception. A FIFO or a device at the path is written in place.
     """
 
     def __init__(
@@ -589,7 +577,7 @@ class WriteableAudioFile(AudioFile):
         codec_options: dict[Any, Any] | None = None,
     ) -> None:
         self._closed = True
-        self._temp: str | None = None
+        self._atomic: AtomicWrite | None = None
         if samplerate is None:
             raise TypeError("Opening an audio file for writing requires samplerate and num_channels arguments.")
         if isinstance(samplerate, bool) or not isinstance(samplerate, numbers.Real):
@@ -637,16 +625,29 @@ class WriteableAudioFile(AudioFile):
         self._lock = threading.RLock()
         self._path = path
         self._file = file
+        self._failed = False  # a write failed: the file is unfinished and must never be published
+        self._pid = os.getpid()  # a forked child never finishes or discards its parent's writers
         target: Any = file
         if path is not None:
-            self._path, self._temp = _temporary_beside(path)
-            target = self._temp
+            try:
+                self._atomic = AtomicWrite(path)
+            except IsADirectoryError:
+                raise NotAnAudioFileError(f"Cannot write {path}: it is a directory.") from None
+            except FileNotFoundError as exc:
+                raise AudioFileNotFoundError(f"{exc.strerror}.") from None
+            except OSError as exc:
+                raise self._write_error(exc) from None
+            target = self._atomic.target
         try:
             self._encoder: Encoder = open_encoder(target, settings, rate, channels)
+        except OSError as exc:
+            self._discard()
+            raise self._write_error(exc) from exc
         except BaseException:
             self._discard()
             raise
         self._closed = False
+        _OPEN_WRITERS.add(self)
 
     # ------------------------------------------------------------------ properties
     @property
@@ -780,51 +781,82 @@ class WriteableAudioFile(AudioFile):
             if self._closed:
                 raise ClosedFileError()
             data, quantize_as = self._frames_last(samples)
-            if quantize_as is not None:
-                self._write_quantized(data, quantize_as)
-            elif data.shape[0]:
-                self._encoder.write(data)
-                self._frames += data.shape[0]
+            try:
+                if quantize_as is not None:
+                    self._write_quantized(data, quantize_as)
+                elif data.shape[0]:
+                    self._encoder.write(data)
+                    self._frames += data.shape[0]
+            except BaseException as exc:
+                self._failed = True
+                if isinstance(exc, OSError) and self._path is not None:
+                    raise self._write_error(exc) from exc
+                raise
 
     def flush(self) -> None:
         """Push buffered data to the file (the final file appears at its path only on ``close()``)."""
         with self._lock:
             if self._closed:
                 raise ClosedFileError()
-            self._encoder.flush()
+            try:
+                self._encoder.flush()
+            except BaseException as exc:
+                self._failed = True
+                if isinstance(exc, OSError) and self._path is not None:
+                    raise self._write_error(exc) from exc
+                raise
 
     def close(self) -> None:
-        """Finish the file; for a path, move it into place atomically."""
+        """Finish the file; for a path, move it into place atomically (synced to the disk, as the streaming
+        guide describes). Any failure to write the file's last bytes raises, and leaves the earlier file."""
         with self._lock:
             if self._closed:
                 return
             self._closed = True
             try:
                 self._encoder.close()
-                if self._temp is not None:
-                    _replace(self._temp, self._path)  # type: ignore[arg-type]
-                    self._temp = None
+                if self._atomic is not None:
+                    self._atomic.commit(_release)
+            except OSError as exc:
+                if self._path is not None:
+                    raise self._write_error(exc) from exc
+                raise
             finally:
                 self._discard()
 
+    def _write_error(self, exc: OSError) -> OSError:
+        """``exc`` (raised while writing to a path) as an :class:`AudioWriteError` that names the user's path,
+        never the temporary file."""
+        temporary = self._atomic.temporary if self._atomic is not None else None
+        path = self._path
+        if exc.errno is not None:
+            reason = exc.strerror or os.strerror(exc.errno)
+            return AudioWriteError(exc.errno, f"Unable to write audio file: {reason}", path)
+        message = str(exc) if temporary is None else str(exc).replace(temporary, str(path))
+        return AudioWriteError(message if str(path) in message else f"{message} ({path})")
+
     def _discard(self) -> None:
-        if self._temp is not None:
-            try:
-                os.unlink(self._temp)
-            except OSError:
-                pass
-            self._temp = None
+        if self._atomic is not None:
+            self._atomic.discard()
 
     def _abort(self) -> None:
         with self._lock:
             if self._closed:
                 return
             self._closed = True
-            try:
-                self._encoder.close()
-            except Exception:  # noqa: BLE001 - we are discarding the file anyway
-                pass
+            self._encoder.abort()
             self._discard()
+
+    def _dropped(self, discard: bool = False) -> None:
+        """The writer was collected or the interpreter is exiting without ``close()``: finish the file, as
+        pedalboard does (``AudioFile("out.wav", "w", 44100, 1).write(x)`` writes a file), unless a write failed
+        or ``discard`` (then the earlier file stays and the temporary file goes)."""
+        if getattr(self, "_closed", True) or getattr(self, "_pid", None) != os.getpid():
+            return
+        if discard or self._failed:
+            self._abort()
+        else:
+            self.close()
 
     def __enter__(self) -> WriteableAudioFile:
         return self
@@ -836,20 +868,7 @@ class WriteableAudioFile(AudioFile):
             self._abort()  # nothing appears under the final name; an earlier file there is untouched
 
     def __del__(self) -> None:
-        if getattr(self, "_closed", True):
-            return
-        try:
-            import warnings
-
-            warnings.warn(
-                "A WriteableAudioFile was garbage-collected without close(): its data was discarded so that an "
-                "unfinished file never replaces anything. Use `with AudioFile(...)` or call close().",
-                ResourceWarning,
-                stacklevel=1,
-            )
-            self._abort()
-        except Exception:  # noqa: BLE001 - never raise from a destructor
-            pass
+        self._dropped()  # a failure to finish is printed by Python ("Exception ignored in ...")
 
     def __repr__(self) -> str:
         quality = f'"{self.quality}"' if self.quality else "None"

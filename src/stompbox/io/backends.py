@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import AudioFileError, AudioWriteError, CorruptAudioError, UnsupportedFormatError
+from .channel_order import from_vorbis, is_vorbis_order, sndfile_layout, to_vorbis
+from .errors import AudioFileError, AudioWriteError, CorruptAudioError, TruncatedAudioWarning, UnsupportedFormatError
 from .ogg_pages import MAX_PAGE, OggSerialRewriter, last_page_span
 
 PCM_DTYPES = {
@@ -44,6 +45,7 @@ READ_SCALE = {
     "int32": PCM_READ_SCALE["int32"],
 }
 SEEK_PREROLL = 8192
+SF_COUNT_MAX = 2**63 - 1  # libsndfile's length of a stream whose length it does not know
 READ_STEP = 16384  # frames libsndfile decodes per step of a large read
 CACHE_FRAMES = 32768  # frames decoded ahead for small sequential reads (FLAC, AIFF, CAF...)
 AHEAD_BYTES = 8 << 20  # the most a two-thread read-ahead block may take (PARALLEL_FRAMES of 4 channels)
@@ -70,6 +72,7 @@ class Decoder:
     format_name: str
     subtype: str
     position: int
+    channel_layout: str | None = None  # FFmpeg's name of the layout the file states (None: not stated)
 
     def read(self, n: int) -> np.ndarray:  # float32 (channels, <= n); shorter only at the end
         raise NotImplementedError
@@ -148,11 +151,19 @@ class SoundfileDecoder(Decoder):
         self.subtype = str(info.subtype)
         self.position = 0
         self.file_dtype = PCM_DTYPES.get(self.subtype, "float32")
+        self.channel_layout = sndfile_layout(info, self.format_name, self.subtype, self._flac_head(source))
+        self._vorbis_order = is_vorbis_order(self.subtype, self.num_channels)  # read in Vorbis order: reorder
         if self.format_name in ("WAV", "WAVEX", "RF64", "W64") and self.subtype in ("ULAW", "ALAW"):
             self.file_dtype = "float32"
         self.exact = True
         if self.format_name == "MP3":
             self.exact = self._mp3_tagged(source)
+        if self.subtype.startswith("ALAC"):  # a CAF counts whole packets: its last may hold fewer frames
+            self.exact = False
+        # a FLAC stream written to a pipe: STREAMINFO's total was left 0 (unknown), and libFLAC cannot seek in it
+        self._unsized = self.frames >= SF_COUNT_MAX
+        if self._unsized:
+            self.frames, self.exact = 0, False
         self._estimate = self.frames  # the length libsndfile declared at open
         self._damage: bool | None = None  # MP3: valid frames after a place mpg123 failed on (None: not asked yet)
         self._compressed = self.format_name in ("MP3", "OGG") or self.subtype in ("VORBIS", "OPUS", "MPEG_LAYER_III")
@@ -183,6 +194,15 @@ class SoundfileDecoder(Decoder):
                 f"{name} declares {self.num_channels} channels at {self.samplerate:g} Hz: not usable audio."
             )
 
+    def _flac_head(self, source: Any) -> bytes:
+        """The start of a FLAC file of more than two channels, where a channel-mask comment may be."""
+        if self.format_name != "FLAC" or self.num_channels <= 2:
+            return b""
+        try:
+            return _peek(source, 1 << 16)
+        except (OSError, AttributeError, ValueError):
+            return b""
+
     @staticmethod
     def _mp3_tagged(source: Any) -> bool:
         try:
@@ -206,7 +226,8 @@ class SoundfileDecoder(Decoder):
         file = self._file if file is None else file
         native = getattr(sf, "_snd", None)
         if native is None or not hasattr(sf, "_ffi"):  # another soundfile: its public read
-            return file.read(n, dtype=dtype, always_2d=True)
+            data = file.read(n, dtype=dtype, always_2d=True)
+            return from_vorbis(data) if self._vorbis_order else data
         file._check_if_closed()
         out = np.empty((n, self.num_channels), dtype)
         if n == 0:
@@ -219,6 +240,8 @@ class SoundfileDecoder(Decoder):
             raise _TrailingJunk(code)
         if code:
             raise sf.LibsndfileError(code, "Error reading audio data: ")
+        if self._vorbis_order:
+            out = from_vorbis(out[:got])
         return out if got == n else out[:got]
 
     def _damage_in_the_middle(self) -> bool:
@@ -465,6 +488,14 @@ class SoundfileDecoder(Decoder):
         self._drop_cache()
         self._in_sequence = self._ahead = 0
         try:
+            if self._unsized:  # decoded forward to the target (from the start when it is behind)
+                if frame < self.position:
+                    self._file.seek(0)
+                    self.position = 0
+                while self.position < frame:
+                    if self._read(min(frame - self.position, 65536), "float32").shape[0] == 0:
+                        break
+                return
             if not self._compressed:
                 self._file.seek(frame)
                 self.position = frame
@@ -563,6 +594,7 @@ class AvDecoder(Decoder):
             raise CorruptAudioError(f"{name} declares {self.num_channels} channels: not usable audio.")
         self.format_name = str(self._container.format.name).split(",")[0].upper()
         self.subtype = str(stream.codec_context.name).upper()
+        self.channel_layout = str(stream.layout.name) if stream.layout is not None else None
         if not seekable and self.format_name == "MOV":
             self._container.close()
             raise _FinalError(
@@ -579,12 +611,29 @@ class AvDecoder(Decoder):
             if total is not None:
                 self.frames, self.exact = total, True
             head.head = b""
+        self._name = name
+        self._warned = False
         self._resampler = self._new_resampler()
-        self._pending = np.zeros((self.num_channels, 0), np.float32)
-        self._pending_start = 0
+        self._reset_queue(0)
         self._decoder = self._decode(stream)
         self._eof = False
         self.position = 0
+
+    def _reset_queue(self, start: int) -> None:
+        """Forget decoded audio; what is decoded next starts at frame ``start`` (-1: placed by its timestamp,
+        after a timestamp seek)."""
+        self._queue: list[np.ndarray] = []
+        self._queued = 0  # frames in the queue
+        self._queue_start = start
+
+    def _timed(self) -> bool:
+        """Whether this stream's timestamps place a decoded frame on its exact sample (a time base at least as
+        fine as the sample rate): M4A/MP4, Ogg... not Matroska/WebM (milliseconds) nor raw streams (estimates),
+        whose seeks decode linearly instead."""
+        base = self._stream.time_base
+        if self.format_name in UNTIMED_FORMATS or base is None:
+            return False
+        return float(base) * self.samplerate <= 1.0 + 1e-9
 
     def _decode(self, stream: Any) -> Any:
         """The decoded frames of ``stream`` (see :func:`_decoded_frames`)."""
@@ -615,13 +664,28 @@ class AvDecoder(Decoder):
         return self._sample_format if self.num_channels < 8 else self._sample_format.rstrip("p")
 
     def _length(self) -> tuple[int, bool]:
+        """(frames, exact): the stream's duration where its container states one in samples; else FFmpeg's
+        estimate (from the bitrate, or the container's millisecond duration), not exact. A stated duration that
+        cannot be true (none, or more than the file's bytes could hold at 1 bit per sample) is an estimate too."""
         stream = self._stream
-        if stream.duration is not None and stream.time_base is not None:
+        if stream.duration is not None and stream.time_base is not None and stream.duration > 0:
             frames = int(round(float(stream.duration * stream.time_base) * self.samplerate))
-            return frames, self.format_name not in UNTIMED_FORMATS  # a raw stream's duration is an estimate
-        if self._container.duration is not None:  # microseconds, an estimate
+            # a raw stream's duration is an estimate; a CAF's counts whole packets (its last may hold fewer)
+            exact = self._timed() and (self.format_name != "CAF" or self.subtype.startswith("PCM"))
+            if frames > self._frames_possible():  # a header that lies: an estimate from the size (4 bits a sample)
+                return int(2 * self._container.size / self.num_channels), False
+            return frames, exact
+        if self._container.duration is not None and self._container.duration > 0:  # microseconds, an estimate
             return int(self._container.duration * self.samplerate / 1_000_000), False
         return 0, False
+
+    def _frames_possible(self) -> float:
+        """The most frames the file's bytes could hold at 0.05 bits per sample of each channel (HE-AAC v2 and
+        Opus at their lowest bitrates use more than 0.1), or infinity when the size is unknown."""
+        size = getattr(self._container, "size", None)
+        if not isinstance(size, int) or size <= 0:
+            return float("inf")
+        return 160.0 * size / self.num_channels
 
     def _frame_start(self, frame: Any) -> int | None:
         if frame.pts is None or frame.time_base is None:
@@ -629,7 +693,7 @@ class AvDecoder(Decoder):
         return int(round((float(frame.pts * frame.time_base) - self._start_seconds) * self.samplerate))
 
     def _next_block(self) -> bool:
-        """Decode one more packet's worth into the pending buffer; False at the end."""
+        """Decode one more packet's worth into the queue; False at the end."""
         if self._eof:
             return False
         try:
@@ -642,26 +706,34 @@ class AvDecoder(Decoder):
                     self._append(frames, None)
                 self._check_complete()
                 return bool(frames)
-            start = self._frame_start(frame)
+            start = self._frame_start(frame) if self._queue_start < 0 else None
             self._append(self._resampler.resample(frame), start)
+        except CorruptAudioError:
+            raise
         except (self._av.error.FFmpegError, ValueError) as exc:  # damaged packets; a frame that changed format
             raise CorruptAudioError(f"Could not decode audio data: {exc}") from exc
         return True
 
     def _check_complete(self) -> None:
-        """At the end of the data: raise if it ended well before the length the container declares (a damaged
-        header, a cut file); the read would otherwise end early without a word. The margin allows for codecs
-        whose declared length is a block or two off."""
+        """At the end of the data: if it ended well before the length the container declares, the file is
+        truncated: what is present is the audio, and one warning names the file. The margin allows for codecs
+        whose declared length is a packet or two off (a CAF counts whole packets of up to 4096 frames)."""
         if not self.exact:
             return
-        end = self._pending_start + self._pending.shape[1]
-        if end < self.frames - max(2048, self.frames // 100):
-            raise CorruptAudioError(
-                f"The audio data ends at frame {end}, before the {self.frames} frames the file declares: the file "
-                "is truncated or damaged."
-            )
+        end = self._queue_start + self._queued
+        frame_size = getattr(self._stream.codec_context, "frame_size", 0) or 0
+        if end < self.frames - max(2048, self.frames // 100, 2 * frame_size):
+            if end == 0:  # nothing decodes: damage, not a cut
+                raise CorruptAudioError(
+                    f"Could not decode audio data: the audio data ends at frame 0, before the {self.frames} frames "
+                    "the file declares: nothing decodes (the file is damaged)."
+                )
+            warn_truncated(self, end)
 
     def _append(self, frames: list[Any], start: int | None) -> None:
+        """Queue decoded frames. Frames follow each other: timestamps only place the first block after a
+        timestamp seek (``start``), never the blocks of a linear decode, whose timestamps may be rounded
+        (Matroska's milliseconds) or lie (a gap of an hour)."""
         packed = self.num_channels >= 8  # see _output_format
         for out in frames:
             data = out.to_ndarray()
@@ -670,30 +742,34 @@ class AvDecoder(Decoder):
                 data = np.multiply(data, self._scale, dtype=np.float32)
             else:
                 data = data.astype(np.float32, copy=False)
-            end_of_pending = self._pending_start + self._pending.shape[1]
-            if self._pending.shape[1] == 0 and start is not None and start > end_of_pending:
-                self._pending_start = start  # the first block after a seek: place it where it belongs
-            self._pending = np.concatenate([self._pending, data], axis=1) if self._pending.size else data
+            if self._queue_start < 0:
+                self._queue_start = start if start is not None and start >= 0 else 0
             start = None
+            if data.shape[1]:
+                self._queue.append(data)
+                self._queued += data.shape[1]
 
     def read(self, n: int) -> np.ndarray:
         limit = self.frames if self.exact else None
-        while self._pending_start + self._pending.shape[1] < self.position + n and self._next_block():
+        while self._queue_start + self._queued < self.position + n and self._next_block():
             pass
-        offset = self.position - self._pending_start
-        if offset < 0:  # decoder landed after the target (should not happen with the pre-roll): pad
-            self._pending = np.concatenate([np.zeros((self.num_channels, -offset), np.float32), self._pending], 1)
-            self._pending_start = self.position
-            offset = 0
-        available = self._pending.shape[1] - offset
-        take = max(0, min(n, available))
+        offset = self.position - self._queue_start  # >= 0: seek() places the queue at or before its target
+        queued = (
+            self._queue[0] if len(self._queue) == 1 else np.concatenate(self._queue, axis=1) if self._queue else None
+        )
+        take = max(0, min(n, self._queued - offset))
         if limit is not None:
             take = max(0, min(take, limit - self.position))
-        out = np.ascontiguousarray(self._pending[:, offset : offset + take])
+        if queued is None:
+            out = np.zeros((self.num_channels, 0), np.float32)
+        else:
+            out = np.ascontiguousarray(queued[:, offset : offset + take])
         self.position += take
-        keep = self.position - self._pending_start
-        self._pending = self._pending[:, keep:]
-        self._pending_start = self.position
+        rest = queued[:, offset + take :] if queued is not None else None
+        self._reset_queue(self.position)
+        if rest is not None and rest.shape[1]:
+            self._queue.append(rest)
+            self._queued = rest.shape[1]
         if take < n:  # the end: the length is known exactly now
             self.frames = self.position
             self.exact = True
@@ -720,13 +796,13 @@ class AvDecoder(Decoder):
                 raise ValueError("This stream is not seekable: it can only be read front to back.")
             self._skip_to(frame)
             return
-        # Raw elementary streams (ADTS, AC3...) have no index: FFmpeg seeks by a byte estimate and stamps the
-        # frames it lands on with an estimated time, so they are decoded from the start (or on from here).
-        # AAC's decoder fills noise-substituted bands from a generator that runs from the start of the stream,
-        # so a decode that starts elsewhere differs in those bands: within LINEAR_SEEK_SECONDS it decodes on /
-        # from the start too (bit-identical to a linear decode); beyond, a timestamp seek lands on the exact
-        # frame, with the same samples except in noise-substituted bands.
-        if self.format_name in UNTIMED_FORMATS:
+        # Streams whose timestamps do not place a frame on its sample (raw ADTS/AC3/MP3 streams: estimates;
+        # Matroska/WebM: milliseconds) decode from the start (backwards) or on from here (forwards): exact, as a
+        # linear decode is. AAC's decoder fills noise-substituted bands from a generator that runs from the start
+        # of the stream, so a decode that starts elsewhere differs in those bands: within LINEAR_SEEK_SECONDS it
+        # decodes on / from the start too (bit-identical to a linear decode); beyond, a timestamp seek lands on
+        # the exact frame, with the same samples except in noise-substituted bands.
+        if not self._timed():
             window = float("inf")
         else:
             window = LINEAR_SEEK_SECONDS.get(self.subtype, 0.0) * self.samplerate
@@ -735,9 +811,20 @@ class AvDecoder(Decoder):
             return
         preroll = 1.0 if self.subtype == "OPUS" else 0.5
         target_seconds = 0.0 if frame <= window else max(0.0, frame / self.samplerate - preroll)
-        # A fresh demuxer and decoder for every seek: a decoder that has been drained at the end of the stream
-        # (or that carries overlap state from elsewhere) does not decode the first frames after a seek the way
-        # a linear decode does.
+        self._reopen(target_seconds)
+        if self._queue_start < 0:  # find where decoding resumed
+            while self._queue_start < 0 and self._next_block():
+                pass
+            if self._queue_start < 0 or self._queue_start > frame:  # nothing, or landed late: from the start
+                self._reopen(0.0)
+        self.position = self._queue_start
+        self._skip_to(frame)
+
+    def _reopen(self, target_seconds: float) -> None:
+        """A fresh demuxer and decoder, at the start or after a timestamp seek to ``target_seconds``.
+
+        Fresh for every seek: a decoder that has been drained at the end of the stream (or that carries overlap
+        state from elsewhere) does not decode the first frames after a seek the way a linear decode does."""
         self._container.close()
         if hasattr(self._source, "seek"):
             self._source.seek(0)
@@ -752,28 +839,27 @@ class AvDecoder(Decoder):
         self._decoder = self._decode(stream)
         self._resampler = self._new_resampler()
         self._eof = False
-        self._pending = np.zeros((self.num_channels, 0), np.float32)
-        self._pending_start = -1
-        while True:  # find where decoding resumed
-            if not self._next_block():
-                break
-            if self._pending_start >= 0 or self._pending.shape[1]:
-                break
-        if self._pending_start < 0:
-            self._pending_start = 0
-        if self._pending_start > frame:  # landed late: decode from the very start
-            self._container.seek(0, stream=stream)
-            self._decoder = self._decode(stream)
-            self._pending = np.zeros((self.num_channels, 0), np.float32)
-            self._pending_start = 0
-            self._eof = False
-        self.position = max(self._pending_start, 0)
-        while self.position < frame:
-            if not self.read(min(65536, frame - self.position)).shape[1]:
-                break
+        self._reset_queue(-1 if target_seconds > 0 else 0)
+        self.position = 0
 
     def close(self) -> None:
         self._container.close()
+
+
+def warn_truncated(decoder: Any, end: int) -> None:
+    """Warn, once per decoder, that the file's audio ends at frame ``end``, before the length its header
+    declares (``decoder.frames``)."""
+    if getattr(decoder, "_warned", False):
+        return
+    decoder._warned = True
+    import warnings
+
+    warnings.warn(
+        f"{decoder._name}: the audio data ends at frame {end}, before the {decoder.frames} frames its header "
+        "declares: the file is truncated. Reading the audio that is present.",
+        TruncatedAudioWarning,
+        stacklevel=5,
+    )
 
 
 class _FinalError(UnsupportedFormatError):
@@ -826,36 +912,6 @@ def _lame_length(head: bytes) -> int | None:
     padding = ((head[pos + 22] & 0x0F) << 8) | head[pos + 23]
     total = frames * samples_per_frame - delay - padding
     return total if total > 0 else None
-
-
-def _faster(decoder: SoundfileDecoder, source: Any) -> Decoder:
-    """A faster reader of the same samples in place of ``decoder`` where there is one (see io/wav.py)."""
-    if decoder.format_name in ("WAV", "WAVEX", "RF64"):
-        from .wav import PcmWavDecoder
-
-        return PcmWavDecoder.replace(decoder, source)
-    return decoder
-
-
-def open_decoder(source: Any, name: str, seekable: bool = True) -> Decoder:
-    """The decoder for ``source``: content decides (libsndfile first, FFmpeg for the rest)."""
-    errors = []
-    if seekable:
-        try:
-            return _faster(SoundfileDecoder(source, name), source)
-        except UnsupportedFormatError as exc:
-            errors.append(str(exc))
-            if hasattr(source, "seek"):
-                source.seek(0)
-    try:
-        return AvDecoder(source, name, seekable)
-    except _FinalError as exc:
-        raise UnsupportedFormatError(str(exc)) from None
-    except UnsupportedFormatError as exc:
-        errors.append(str(exc))
-    raise UnsupportedFormatError(
-        f'Failed to open audio file: file "{name}" does not seem to contain audio data in a known or supported format.'
-    )
 
 
 # ----------------------------------------------------------------------------------------------- encoders
@@ -914,6 +970,13 @@ class Encoder:
 
     def close(self) -> None:
         raise NotImplementedError
+
+    def abort(self) -> None:
+        """Stop without finishing the file (it is discarded): release what the encoder holds, raise nothing."""
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - the file is being discarded anyway
+            pass
 
 
 SF_FORMATS = {"wav": "WAV", "aiff": "AIFF", "flac": "FLAC", "ogg": "OGG", "opus": "OGG"}  # MP3: io/mp3_writer.py
@@ -1054,23 +1117,93 @@ class _WriteWindow(_WriteErrorTrap):
         return len(data)
 
 
+def seekable_target(file: Any) -> bool:
+    """Whether a file-like object to write can go back (False for a pipe, a socket, a terminal)."""
+    try:
+        seekable = getattr(file, "seekable", None)
+        if callable(seekable) and not seekable():
+            return False
+        if not hasattr(file, "seek"):
+            return False
+        file.tell()
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False
+    return True
+
+
+class ForwardOnlyFile:
+    """A non-seekable output (a pipe) as a seekable file for libsndfile's writers.
+
+    Bytes once written cannot be changed: the writers' header updates at the end (FLAC's STREAMINFO totals, found
+    by seeking back) are dropped, as FFmpeg and ``flac`` leave them in a pipe (a total of 0 is FLAC's "unknown").
+    ``tell()`` and ``seek()`` keep a position of their own, so a writer that goes back and forth sees a file;
+    only writes at the end reach the pipe.
+    """
+
+    forward_only = True
+
+    def __init__(self, file: Any) -> None:
+        self._file = file
+        self._end = 0  # bytes passed on
+        self._position = 0
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data).cast("B")
+        count = len(view)
+        skip = self._end - self._position  # a rewrite of bytes already gone: dropped
+        if skip < count:
+            fresh = bytes(view[max(0, skip) :])
+            while fresh:
+                written = self._file.write(fresh)
+                written = len(fresh) if written is None else int(written)
+                if written <= 0:
+                    raise AudioWriteError("Unable to write data to audio file: the stream accepted no more bytes.")
+                fresh = fresh[written:]
+            self._end = self._position + count
+        self._position += count
+        return count
+
+    def tell(self) -> int:
+        return self._position
+
+    def seek(self, offset: int = 0, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._end}[whence]
+        self._position = max(0, base + offset)
+        return self._position
+
+    def seekable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        return b""  # what was written is gone: a writer reading back finds nothing
+
+    def flush(self) -> None:
+        flush = getattr(self._file, "flush", None)
+        if callable(flush):
+            flush()
+
+
 class SoundfileEncoder(Encoder):
     def __init__(self, target: Any, settings: Any, samplerate: int, num_channels: int) -> None:
         import soundfile as sf
 
         self._sf = sf
+        self._forward_only = not isinstance(target, str) and not seekable_target(target)
+        if self._forward_only:
+            target = ForwardOnlyFile(target)
         fmt = SF_FORMATS[settings.format]
-        # Ogg pages go through a rewriter that fixes their stream serial numbers (libsndfile's are random), so a
-        # path is opened here and written through it as a file-like.
+        # A path is opened here and given to libsndfile as a file-like object: libsndfile drops the errors of its
+        # own writes to a path (a FLAC file closed "cleanly" on a full disk had total_samples = 0), while every
+        # write through a file-like is checked (_WriteWindow). Ogg pages also go through a rewriter that fixes
+        # their stream serial numbers (libsndfile's are random).
         self._owned: Any = None
         self._pages: OggSerialRewriter | None = None
+        if isinstance(target, str):
+            target = self._owned = open(target, "w+b")  # noqa: SIM115 - closed by close()
         if fmt == "OGG":
-            if isinstance(target, str):
-                target = self._owned = open(target, "w+b")  # noqa: SIM115 - closed by close()
             target = self._pages = OggSerialRewriter(target)
-        self._trap = _WriteWindow(target) if not isinstance(target, str) else None
-        if self._trap is not None:
-            target = self._trap
+        self._trap = _WriteWindow(target)
+        target = self._trap
         kwargs: dict[str, Any] = {}
         if settings.compression_level is not None:
             kwargs["compression_level"] = settings.compression_level
@@ -1099,14 +1232,14 @@ class SoundfileEncoder(Encoder):
             native.sf_command(self._file._file, SFC_SET_ADD_PEAK_CHUNK, sf._ffi.NULL, 0)
         self._integer = settings.pcm and settings.file_dtype.startswith("int")
         self._channels = num_channels
+        self._vorbis_order = is_vorbis_order(settings.subtype or "", num_channels)  # written in Vorbis order
         self._written = 0
         # libsndfile writes nothing at all for a FLAC file without frames, and an unreadable Opus file.
         self._needs_a_frame = fmt == "FLAC" or settings.subtype == "OPUS"
         self._flac = fmt == "FLAC"
-        self._path = target if isinstance(target, str) else None
 
     def _check_target(self) -> None:
-        if self._trap is not None and self._trap.error is not None:
+        if self._trap.error is not None:
             raise self._trap.error
 
     def _sndfile(self, method: Any, *args: Any) -> None:
@@ -1124,6 +1257,8 @@ class SoundfileEncoder(Encoder):
 
     def write(self, block: np.ndarray) -> None:
         frames = block.shape[0]
+        if self._vorbis_order:
+            block = to_vorbis(block)
         for start in range(0, frames, WRITE_CHUNK):
             self._sndfile(self._file.write, block[start : start + WRITE_CHUNK])
         self._written += frames
@@ -1140,24 +1275,32 @@ class SoundfileEncoder(Encoder):
             self._sndfile(self._file.close)
             if self._pages is not None:
                 self._pages.finish()
-            if self._flac:
+            if self._flac and not self._forward_only:
                 self._add_seektable()
+            if self._owned is not None:
+                self._owned.flush()  # a full disk may refuse the last buffered bytes: that is an error
         finally:
             if self._owned is not None:
                 self._owned.close()
 
+    def abort(self) -> None:
+        try:
+            self._file.close()
+        except Exception:  # noqa: BLE001 - the file is discarded
+            pass
+        if self._owned is not None:
+            try:
+                self._owned.close()
+            except OSError:
+                pass
+
     def _add_seektable(self) -> None:
         """Give the finished FLAC file a seek table (:mod:`stompbox.io.flac_seektable`). A file-like that cannot
         be read back keeps the file as libsndfile wrote it; a failure while moving the data is a failed write
-        (the file-like's own exception; for a path, :class:`AudioWriteError`)."""
-        from .flac_seektable import add_to_path, add_to_stream
+        (the file-like's own exception)."""
+        from .flac_seektable import add_to_stream
 
-        if self._path is not None:
-            try:
-                add_to_path(self._path)
-            except OSError as exc:
-                raise AudioWriteError(f"Unable to write data to audio file: {exc}") from exc
-        elif self._trap is not None and self._trap.error is None:
+        if self._trap.error is None:
             self._trap._end = add_to_stream(self._trap._file, self._trap._origin, self._trap._end)
 
 
@@ -1168,6 +1311,12 @@ class AvEncoder(Encoder):
         import av
 
         self._av = av
+        # A path is opened here and written through Python: FFmpeg's own file writes report a full disk late or
+        # not at all, and closing its container after a failed write crashed; a Python file's errors are raised
+        # by the call that met them.
+        self._owned: Any = None
+        if isinstance(target, str):
+            target = self._owned = open(target, "w+b")  # noqa: SIM115 - closed by close()
         try:
             # the edit list that trims the encoder's priming and padding counts in the movie's time scale, 1/1000 s
             # by default: lengths came back up to 30 frames off; in samples they are exact
@@ -1180,6 +1329,8 @@ class AvEncoder(Encoder):
             layouts = {1: "mono", 2: "stereo", 3: "3.0", 4: "quad", 5: "5.0", 6: "5.1", 7: "7.0", 8: "7.1"}
             self._stream.layout = layouts[num_channels]
         except (av.error.FFmpegError, ValueError, KeyError) as exc:
+            if self._owned is not None:
+                self._owned.close()
             raise ValueError(f"Unable to create M4A writer: {exc}") from exc
         self._rate = samplerate
         self._channels = num_channels
@@ -1200,25 +1351,28 @@ class AvEncoder(Encoder):
             self._container.mux(packet)
 
     def close(self) -> None:
-        if self._pts == 0:  # an empty file must still be a valid file: one frame of silence
-            self.write(np.zeros((1, self._channels), np.float32))
-        for packet in self._stream.encode(None):
-            self._container.mux(packet)
-        self._container.close()
+        try:
+            if self._pts == 0:  # an empty file must still be a valid file: one frame of silence
+                self.write(np.zeros((1, self._channels), np.float32))
+            for packet in self._stream.encode(None):
+                self._container.mux(packet)
+            self._container.close()
+            if self._owned is not None:
+                self._owned.flush()
+        finally:
+            if self._owned is not None:
+                self._owned.close()
 
-
-def open_encoder(target: Any, settings: Any, samplerate: int, num_channels: int) -> Encoder:
-    if settings.format == "m4a":
-        return AvEncoder(target, settings, samplerate, num_channels)
-    if settings.format == "mp3":
-        from .mp3_writer import LameEncoder
-
-        return LameEncoder(target, settings, samplerate, num_channels)
-    from .wav_writer import WavEncoder
-
-    if WavEncoder.applies(target, settings):
-        return WavEncoder(target, settings.subtype, samplerate, num_channels)
-    return SoundfileEncoder(target, settings, samplerate, num_channels)
+    def abort(self) -> None:
+        try:
+            self._container.close()
+        except Exception:  # noqa: BLE001 - the file is discarded
+            pass
+        if self._owned is not None:
+            try:
+                self._owned.close()
+            except OSError:
+                pass
 
 
 def is_bytes_io(obj: Any) -> bool:

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from .._base import channels as _base_channels
+
 __all__ = ["ChannelConvertedReadableAudioFile", "WrappedReader", "convert_channels", "check_num_frames"]
 
 
@@ -39,25 +41,15 @@ def check_num_frames(num_frames: Any) -> int:
     return count
 
 
-def convert_channels(block: np.ndarray, num_channels: int) -> np.ndarray:
+def convert_channels(
+    block: np.ndarray, num_channels: int, source_layout: str | None = None, target_layout: str | None = None
+) -> np.ndarray:
     """Convert a float32 ``(channels, n)`` block to ``num_channels`` channels (C-contiguous float32).
 
-    The rule (documented in :class:`ChannelConvertedReadableAudioFile`): to one channel, the mean of all
-    channels; from one channel, copies of it; from C > 1 to M > 1 channels, the first M channels when
-    M < C, and the channels repeated in order (channel ``i`` is source channel ``i % C``) when M > C.
+    The one conversion rule of stompbox (:mod:`stompbox._base.channels`): FFmpeg's downmix with ITU-R BS.775
+    levels, scaled so that it never clips; mono copied to every channel; missing speakers silent.
     """
-    source = block.shape[0]
-    if source == 0:  # a file without channels (e.g. a broken MP3): silence
-        return np.zeros((num_channels, block.shape[1]), np.float32)
-    if source == num_channels:
-        return np.ascontiguousarray(block, dtype=np.float32)
-    if num_channels == 1:
-        return np.ascontiguousarray(block.mean(axis=0, dtype=np.float32)[None, :])
-    if source == 1:
-        return np.ascontiguousarray(np.broadcast_to(block, (num_channels, block.shape[1])), dtype=np.float32)
-    if num_channels < source:
-        return np.ascontiguousarray(block[:num_channels], dtype=np.float32)
-    return np.ascontiguousarray(block[np.arange(num_channels) % source], dtype=np.float32)
+    return _base_channels.convert_channels(block, num_channels, source_layout, target_layout)
 
 
 class WrappedReader:
@@ -104,6 +96,13 @@ class WrappedReader:
     def exact_duration_known(self) -> bool:
         """False while the underlying file's length is an estimate (e.g. an untagged MP3)."""
         return bool(getattr(self._file, "exact_duration_known", True))
+
+    @property
+    def channel_layout(self) -> str:
+        """The layout of the channels, named as FFmpeg names it (the wrapped reader's; see
+        :attr:`stompbox.io.ReadableAudioFile.channel_layout`)."""
+        layout = getattr(self._file, "channel_layout", None)
+        return layout if isinstance(layout, str) else _base_channels.layout_name(0, self.num_channels)
 
     @property
     def closed(self) -> bool:
@@ -155,11 +154,11 @@ class WrappedReader:
         return ChannelConvertedReadableAudioFile(self, num_channels)
 
     def mono(self) -> Any:
-        """Return a one-channel reader of this one (the mean of the channels)."""
+        """Return a one-channel reader of this one: stereo is averaged, surround downmixed as FFmpeg does."""
         return self.with_channels(1)
 
     def stereo(self) -> Any:
-        """Return a two-channel reader of this one (mono is duplicated)."""
+        """Return a two-channel reader of this one: mono is duplicated, surround downmixed as FFmpeg does."""
         return self.with_channels(2)
 
     def _repr_fields(self) -> str:
@@ -188,11 +187,21 @@ class ChannelConvertedReadableAudioFile(WrappedReader):
 
     Notes
     -----
-    Conversion rule: to mono, the mean of all channels; from mono, the one channel copied to every output
-    channel; from C > 1 to M > 1 channels, the first M channels when M < C (e.g. stereo from 5.1 keeps
-    front left and right, with no centre or surround fold-down), and the source channels repeated in order
-    when M > C (stereo to 4 channels gives L, R, L, R). Frames, sample rate, ``tell`` and ``seek`` are the
-    wrapped reader's; memory use is one block.
+    The conversion rule (:mod:`stompbox._base.channels`) follows the wrapped reader's ``channel_layout`` and
+    the target count's layout (mono, stereo, 3.0, quad, 5.0, 5.1, 6.1, 7.1):
+
+    - from mono, the one channel copied to every output channel (pedalboard's rule);
+    - stereo to mono, the mean of left and right (pedalboard's rule, and FFmpeg's);
+    - surround to fewer channels, FFmpeg's default downmix (ITU-R BS.775 levels): centre and surrounds at
+      -3 dB into the front pair, the LFE dropped, then scaled so that no output can clip. 5.1 to stereo is
+      ``L' = (L + 0.7071 C + 0.7071 Ls) / 2.4142`` and ``R' = (R + 0.7071 C + 0.7071 Rs) / 2.4142``; 5.1 to
+      mono is ``(0.7071 (L + R) + C + 0.5 (Ls + Rs)) / 3.4142``;
+    - to more channels, the speakers both layouts have are kept and the others are silent (stereo to 5.1
+      fills front left and right);
+    - beyond 8 channels (no standard layout), mono is the mean and otherwise channel ``i`` stays channel
+      ``i``.
+
+    Frames, sample rate, ``tell`` and ``seek`` are the wrapped reader's; memory use is one block.
     """
 
     _CLASS_NAME = "ChannelConvertedReadableAudioFile"
@@ -204,6 +213,8 @@ class ChannelConvertedReadableAudioFile(WrappedReader):
         if num_channels < 1:
             raise ValueError(f"num_channels must be at least 1 (got {num_channels}).")
         self._channels = int(num_channels)
+        layout = getattr(audio_file, "channel_layout", None)
+        self._source_layout = layout if isinstance(layout, str) else None
 
     @property
     def samplerate(self) -> int | float:
@@ -216,6 +227,11 @@ class ChannelConvertedReadableAudioFile(WrappedReader):
         return self._channels
 
     @property
+    def channel_layout(self) -> str:
+        """The output's layout: the standard layout of its channel count (see :mod:`stompbox._base.channels`)."""
+        return _base_channels.default_layout(self._channels)
+
+    @property
     def frames(self) -> int:
         """Length in frames (the wrapped reader's)."""
         return self._file.frames
@@ -225,7 +241,7 @@ class ChannelConvertedReadableAudioFile(WrappedReader):
         self._check_open()
         count = check_num_frames(num_frames)
         with self._lock:
-            return convert_channels(self._file.read(count), self._channels)
+            return convert_channels(self._file.read(count), self._channels, self._source_layout)
 
     def seek(self, position: int) -> None:
         """Move to frame ``position`` (sample-exact when the wrapped reader's seek is)."""

@@ -1,13 +1,13 @@
 """Exceptions of the audio file layer.
 
-Each is a :class:`stompbox.core.errors.StompboxError`, and every one but :class:`AudioWriteError` a ``ValueError``
+Each is a :class:`stompbox.StompboxError`, and every one but :class:`AudioWriteError` a ``ValueError``
 (pedalboard raises ``ValueError`` for files it cannot open); some also derive from the built-in exception that
 names the problem best, so ``except FileNotFoundError`` and ``except ValueError`` both work.
 """
 
 from __future__ import annotations
 
-from ..core.errors import ClosedError, StompboxError
+from .._base.errors import ClosedError, StompboxError
 
 
 class AudioFileError(StompboxError, ValueError):
@@ -28,6 +28,12 @@ class UnsupportedFormatError(AudioFileError):
 
 class CorruptAudioError(AudioFileError):
     """The file looked like audio but its data could not be decoded (truncated or damaged)."""
+
+
+class TruncatedAudioWarning(UserWarning):
+    """A file's audio data ends before the length its header declares (a cut download, a copy interrupted):
+    what is present is read, the length is corrected, and this warning names the file, once per opened file.
+    Damage in the middle of the audio is a :class:`CorruptAudioError` instead."""
 
 
 class AudioWriteError(StompboxError, OSError, RuntimeError):
@@ -52,5 +58,6 @@ __all__ = [
     "ClosedFileError",
     "CorruptAudioError",
     "NotAnAudioFileError",
+    "TruncatedAudioWarning",
     "UnsupportedFormatError",
 ]

@@ -7,11 +7,12 @@ turned into the settings of the encoder behind the format.
 from __future__ import annotations
 
 import numbers
+import os
 import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..core.enums import PedalboardEnum
+from .._base.enums import PedalboardEnum
 from .errors import UnsupportedFormatError
 
 # extension -> format key
@@ -36,6 +37,13 @@ READ_EXTENSIONS = sorted(
     | {".caf", ".w64", ".rf64", ".au", ".snd", ".ac3", ".adts", ".m4b", ".mka", ".webm", ".wma", ".mp2", ".mpa"}
 )
 
+#: the extensions :func:`stompbox.batch.find_audio_files` picks up: those written, without the rare aliases
+#: (.bwf, .aifc), and two containers only read (.caf, .w64)
+AUDIO_EXTENSIONS = frozenset((set(WRITE_EXTENSIONS) - {".bwf", ".aifc"}) | {".caf", ".w64"})
+#: formats written lossily: no bit depth of their own
+LOSSY_FORMATS = frozenset({"mp3", "ogg", "opus", "m4a"})
+_BITS = {"int8": 8, "int16": 16, "int24": 24, "int32": 32, "float32": 32, "float64": 32}
+
 MP3_RATES = (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000)
 OPUS_RATES = (8000, 12000, 16000, 24000, 48000)
 AAC_RATES = (7350, 8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000)
@@ -47,6 +55,20 @@ FLAC_NAMES = {0: "0 (Fastest)", 5: "5 (Default)", 8: "8 (Highest quality)"}
 
 #: the only sample rates some formats can store (the others take any rate)
 RATES_OF_FORMAT = {"opus": OPUS_RATES, "mp3": MP3_RATES, "m4a": AAC_RATES}
+
+
+def default_bit_depth(file_dtype: str, out_path: str | os.PathLike[str]) -> int:
+    """The bit depth to write ``out_path`` with when none is given: the input's (``file_dtype``), where the
+    output's format allows (16 for lossy formats, at most 24 for FLAC and AIFF)."""
+    ext = os.path.splitext(os.fspath(out_path))[1].lower()
+    if WRITE_EXTENSIONS.get(ext) in LOSSY_FORMATS:
+        return 16
+    bits = _BITS.get(str(file_dtype), 16)
+    if ext == ".flac":
+        return 24 if bits > 16 else 16
+    if ext in (".aif", ".aiff") and bits > 24:
+        return 24
+    return bits
 
 
 def storable_rate(extension: str, rate: float) -> float:

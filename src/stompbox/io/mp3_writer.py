@@ -5,8 +5,8 @@ was three times faster. ``lameenc`` runs LAME 3.100 at the quality asked for, bu
 The tag that makes an MP3 gapless (the first frame of the file: frame count, byte count, seek TOC, and LAME's
 encoder delay and padding, from which a decoder knows the exact length) is written here, from the published
 layout of the Xing header and the LAME extension: a frame of the stream's own MPEG version, sample rate and
-channel mode is reserved at the start and filled in on close. A stream that cannot seek back (a pipe) gets no
-tag, as with libsndfile: its length is then an estimate.
+channel mode is reserved at the start (a valid frame of silence until then) and filled in on close. A stream
+that cannot seek back (a pipe) gets no tag, as with libsndfile: its length is then an estimate.
 """
 
 from __future__ import annotations
@@ -107,7 +107,11 @@ class LameEncoder(Encoder):
         self._written = self._tag_size  # bytes from the origin
         self._samples = 0
         if self._tag_size:
-            self._emit(bytes(self._tag_size))  # reserved: filled in by close()
+            # reserved for the tag, filled in by close(). Until then it is a valid frame of silence (a header,
+            # zero side information), as LAME's own placeholder is: a reader taking the bytes as they arrive (a
+            # web service streaming the encode) gets a valid stream from the first byte, with 1152 samples of
+            # silence before the audio instead of the tag that a finished file has.
+            self._emit(self._header() + bytes(self._tag_size - 4))
 
     # ------------------------------------------------------------------ tag frame geometry
     def _bitrates(self) -> tuple[int, ...]:
@@ -191,13 +195,11 @@ class LameEncoder(Encoder):
                 self._file.close()
 
     # ------------------------------------------------------------------ the tag
-    def _tag(self) -> bytes:
-        frames = len(self._offsets)
-        total = self._written
-        padding = max(0, min(frames * self._spf - ENCODER_DELAY - self._samples, 4095))  # a 12-bit field
+    def _header(self) -> bytes:
+        """The 4-byte header of the tag frame: the stream's MPEG version, rate and mode at the tag's bitrate."""
         index = self._bitrates().index(self._tag_kbps)
         mode = 3 if self._channels == 1 else 1  # mono, or joint stereo (LAME's default for two channels)
-        header = bytes(
+        return bytes(
             [
                 0xFF,
                 0xE0 | (self._version << 3) | (1 << 1) | 1,  # layer III, no CRC
@@ -205,6 +207,12 @@ class LameEncoder(Encoder):
                 (mode << 6),
             ]
         )
+
+    def _tag(self) -> bytes:
+        frames = len(self._offsets)
+        total = self._written
+        padding = max(0, min(frames * self._spf - ENCODER_DELAY - self._samples, 4095))  # a 12-bit field
+        header = self._header()
         toc = bytearray(100)  # as LAME's: entry i = where i % of the audio starts, in 256ths of its bytes
         first = self._offsets[0] if frames else self._tag_size
         audio = max(1, total - first)

@@ -6,7 +6,7 @@ a soxr recipe (see :data:`SOXR_RECIPE`); the names are kept for compatibility, t
 
 from __future__ import annotations
 
-from ..core.enums import PedalboardEnum
+from .._base.enums import PedalboardEnum
 
 __all__ = ["Quality", "SOXR_RECIPE", "coerce_quality"]
 

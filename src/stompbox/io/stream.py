@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base.errors import AudioDeviceError
 from . import stream_miniaudio as _ma
 
 __all__ = ["AudioStream", "AudioDeviceError", "record_to_file", "play_file"]
@@ -56,10 +57,6 @@ FEEDBACK_ERROR = (
     "a speaker. This setup may cause feedback. To create an AudioStream anyways, pass `allow_feedback=True` "
     "to the AudioStream constructor."
 )
-
-
-class AudioDeviceError(RuntimeError):
-    """The audio device of a running stream failed, disappeared or stopped responding."""
 
 
 class _Ring:
@@ -726,8 +723,11 @@ def _reader(path: str | os.PathLike[str]) -> Iterator[Any]:
         from . import AudioFile  # type: ignore[attr-defined]
     except ImportError:
         AudioFile = None  # noqa: N806
+    if hasattr(path, "read") and hasattr(path, "samplerate"):  # an open reader (the caller closes it)
+        yield path
+        return
     if AudioFile is not None:
-        with AudioFile(str(path)) as f:
+        with AudioFile(path if hasattr(path, "read") else str(path)) as f:
             yield f
         return
     import soundfile
@@ -750,13 +750,16 @@ def _reader(path: str | os.PathLike[str]) -> Iterator[Any]:
 
 
 @contextlib.contextmanager
-def _writer(path: str | os.PathLike[str], sample_rate: float, channels: int) -> Iterator[Any]:
+def _writer(
+    path: str | os.PathLike[str], sample_rate: float, channels: int, bit_depth: int = 16, format: str | None = None
+) -> Iterator[Any]:
     try:
         from . import AudioFile  # type: ignore[attr-defined]
     except ImportError:
         AudioFile = None  # noqa: N806
     if AudioFile is not None:
-        with AudioFile(str(path), "w", sample_rate, channels) as f:
+        target = path if hasattr(path, "write") else str(path)
+        with AudioFile(target, "w", sample_rate, channels, bit_depth=bit_depth, format=format) as f:
             yield f
         return
     import soundfile
@@ -782,13 +785,15 @@ def record_to_file(
     plugins: Any = None,
     buffer_size: int | None = None,
     block_seconds: float = 0.1,
+    bit_depth: int = 16,
+    format: str | None = None,
 ) -> int:
     """Record ``seconds`` of audio from an input device into an audio file, in bounded memory.
 
     Parameters
     ----------
-    path : str or path-like
-        Output file; the format follows the extension (as ``AudioFile(path, "w", ...)``).
+    path : str, path-like or binary file-like
+        Output file; the format follows the extension (as ``AudioFile(path, "w", ...)``), or ``format``.
     seconds : float
         Length of the recording in seconds (> 0).
     input_device_name : str, optional
@@ -803,6 +808,10 @@ def record_to_file(
         Device block size in frames.
     block_seconds : float
         How much audio is read and written at a time (memory is bounded by this, not by ``seconds``).
+    bit_depth : int
+        Bits per sample of the file (as ``AudioFile``'s ``bit_depth``; default 16).
+    format : str, optional
+        The file's format when ``path`` is a file-like object (``"wav"``, ``"flac"``...), as ``AudioFile``'s.
 
     Returns
     -------
@@ -825,7 +834,7 @@ def record_to_file(
         total = int(round(seconds * rate))
         step = max(1, int(block_seconds * rate))
         written = 0
-        with _writer(path, rate, num_channels) as out:
+        with _writer(path, rate, num_channels, bit_depth, format) as out:
             while written < total:
                 block = stream.read(min(step, total - written))
                 out.write(block)
@@ -845,8 +854,8 @@ def play_file(
 
     Parameters
     ----------
-    path : str or path-like
-        The file to play.
+    path : str, path-like, binary file-like or an open reader
+        The file to play (a reader is read from where it is, and left open).
     chain : stompbox.Chain, a list of plugins, or a chain file path, optional
         Effects to apply while playing (a ``str``/path is loaded with :func:`stompbox.load_chain`).
     output_device_name : str, optional

@@ -17,6 +17,7 @@ nothing else works). ``STOMPBOX_AUDIO_BACKEND`` (``pulseaudio``, ``alsa``, ``jac
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -262,6 +263,9 @@ class Device:
             self._lib.ma_device_uninit(ptr)  # stops the device if needed and joins its thread
             context.close()
 
+        if sys.is_finalizing():  # no new thread can start at interpreter exit: Thread.start() would wait forever
+            release()
+            return
         # A backend whose server vanished could block in uninit: never let that hang the caller. If it does
         # not finish in time, the memory stays referenced by the (daemon) thread and is leaked, not freed.
         worker = threading.Thread(target=release, name="stompbox-audio-close", daemon=True)

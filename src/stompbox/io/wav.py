@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import jit
+from .._base import jit
 from .backends import PCM_READ_SCALE, Decoder, SoundfileDecoder, plain_io, read_ahead
 from .helper_thread import helper
 
@@ -160,6 +160,7 @@ class PcmWavDecoder(Decoder):
         self.file_dtype = decoder.file_dtype
         self.format_name = decoder.format_name
         self.subtype = decoder.subtype
+        self.channel_layout = decoder.channel_layout
         self.position = 0
         tag, bits, dtype = _SUBTYPES[self.subtype]
         if isinstance(source, str):

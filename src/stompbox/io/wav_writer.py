@@ -4,12 +4,14 @@ libsndfile converts every sample it writes through a small buffer (a byte-order 
 writing a minute of stereo 16-bit audio took it 8 ms, against 4 ms for the bytes alone. :class:`WavEncoder`
 writes the integers stompbox has already quantised as they are (16-bit), or packs them in one NumPy pass
 (8, 24 and 32 bits, floats), to a path or an :class:`io.BytesIO` (from its position). The header is
-libsndfile's, byte for byte (tested against it for every layout), so a file does not depend on which writer
-made it:
+libsndfile's, byte for byte (tested against it for every layout), except for the channel masks, so a file does
+not depend on which writer made it:
 
 - ``RIFF``/``WAVE`` and a 16-byte ``fmt`` chunk (format 1, or 3 for floats) for one or two channels; for more, a
-  40-byte ``WAVE_FORMAT_EXTENSIBLE`` ``fmt`` chunk (the PCM or float sub-format GUID; channel mask quad, 5.1 or
-  7.1 for 4, 6 or 8 channels, else 0);
+  40-byte ``WAVE_FORMAT_EXTENSIBLE`` ``fmt`` chunk (the PCM or float sub-format GUID; the channel mask of
+  stompbox's layout for 3 to 8 channels, :data:`~stompbox.io.channel_order.WAV_MASKS`: 3.0, quad, 5.0, 5.1,
+  6.1 and 7.1 with side speakers as FFmpeg writes them, where libsndfile writes 0 for 3, 5 and 7 channels and
+  7.1 with front-centre speakers for 8; else 0);
 - a ``fact`` chunk (the number of frames) for floats and extensible files;
 - for floats, a ``PAD`` chunk where libsndfile keeps room for its ``PEAK`` chunk (which stompbox turns off: it
   holds the time of writing);
@@ -30,13 +32,14 @@ from typing import Any
 import numpy as np
 
 from .backends import Encoder
+from .channel_order import WAV_MASKS
 from .errors import AudioWriteError
 
 _SUBTYPES = {"PCM_U8": 8, "PCM_16": 16, "PCM_24": 24, "PCM_32": 32, "FLOAT": 32, "DOUBLE": 64}
 _GUID_TAIL = bytes.fromhex("000000001000800000aa00389b71")  # KSDATAFORMAT_SUBTYPE_* after the 2-byte tag
 _LIMIT = 0xFFFFFFFF
 MAX_CHANNELS = 1024  # libsndfile's limit: it neither writes nor reads WAV files with more
-_CHANNEL_MASKS = {4: 0x33, 6: 0x3F, 8: 0xFF}  # libsndfile's defaults (quad, 5.1, 7.1); 0 (unassigned) otherwise
+_CHANNEL_MASKS = WAV_MASKS  # 3.0, quad, 5.0, 5.1, 6.1, 7.1 (as FFmpeg writes them); 0 (unassigned) beyond 8
 
 
 class WavEncoder(Encoder):
@@ -63,7 +66,9 @@ class WavEncoder(Encoder):
             return False
         if isinstance(target, str):
             return True
-        return type(target) is io.BytesIO
+        from .backends import seekable_target
+
+        return type(target) is io.BytesIO or not seekable_target(target)
 
     def __init__(self, target: Any, subtype: str, samplerate: int, num_channels: int) -> None:
         if num_channels > MAX_CHANNELS:
@@ -73,9 +78,13 @@ class WavEncoder(Encoder):
             )
         if not 0 < int(samplerate) <= _LIMIT:
             raise ValueError(f"Unable to create WAV writer: a WAV header holds sample rates up to {_LIMIT} Hz.")
+        from .backends import seekable_target
+
         self._owned = isinstance(target, str)
         self._file: Any = open(target, "r+b", buffering=0) if self._owned else target  # noqa: SIM115 - close()
-        self._origin = self._file.tell()  # a BytesIO may hold other bytes before the file
+        # a pipe: the length is not known when the header goes out, and it cannot be rewritten (see _header)
+        self._stream = not self._owned and not seekable_target(self._file)
+        self._origin = 0 if self._stream else self._file.tell()  # a BytesIO may hold other bytes before the file
         self._subtype = subtype
         self._bits = _SUBTYPES[subtype]
         self._float = subtype in ("FLOAT", "DOUBLE")
@@ -109,6 +118,9 @@ class WavEncoder(Encoder):
             chunks.append(b"PAD " + struct.pack("<I", 8 + 8 * channels) + bytes(8 + 8 * channels))
         body = b"WAVE" + b"".join(chunks) + b"data" + struct.pack("<I", min(self._data_bytes, _LIMIT))
         riff = len(body) + self._data_bytes + self._padded
+        if self._stream:  # unknown sizes, as FFmpeg writes them to a pipe: readers take the data to the end
+            body = body[:-4] + struct.pack("<I", _LIMIT)
+            riff = _LIMIT
         return b"RIFF" + struct.pack("<I", min(riff, _LIMIT)) + body
 
     # ---------------------------------------------------------------- samples
@@ -151,7 +163,13 @@ class WavEncoder(Encoder):
         self._file.seek(end)
 
     def flush(self) -> None:
-        """Bring the header's sizes up to date (the bytes so far are a complete file, bar the pad byte)."""
+        """Bring the header's sizes up to date (the bytes so far are a complete file, bar the pad byte); a
+        stream's header cannot change: its bytes so far are pushed on."""
+        if self._stream:
+            flush = getattr(self._file, "flush", None)
+            if callable(flush):
+                flush()
+            return
         self._rewrite_header()
 
     def close(self) -> None:
@@ -159,6 +177,9 @@ class WavEncoder(Encoder):
             return
         self._closed = True
         try:
+            if self._stream:  # no pad byte: the data's length is unknown to readers of the header
+                self.flush()
+                return
             if self._data_bytes & 1:
                 self._write_all(b"\0")
                 self._padded = True

@@ -9,13 +9,9 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..._base.errors import PluginLoadError
 from . import abi
 from .hostobjs import host_application
-
-
-class PluginLoadError(ImportError):
-    """A plugin file that does not exist or cannot be loaded as a plugin (an ``ImportError``, as in
-    pedalboard; CPython cannot also make it an ``OSError``: the two have conflicting instance layouts)."""
 
 
 @dataclass(frozen=True)
