@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core import Plugin
 from .._base.enums import PedalboardEnum
+from ..core import Plugin
 from ..core.layout import check_buffer_size, check_sample_rate
 from .midi import read_midi_messages, sample_index
 
