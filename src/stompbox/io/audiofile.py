@@ -15,7 +15,7 @@ import sys
 import threading
 import weakref
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, overload
 
 import numpy as np
 
@@ -159,10 +159,6 @@ class _OffsetFile:
         return True
 
 
-_Reader = TypeVar("_Reader", bound="ReadableAudioFile")
-_Writer = TypeVar("_Writer", bound="WriteableAudioFile")
-
-
 class _AudioFileMeta(type):
     """``AudioFile(...)`` is a factory returning a reader or a writer (both subclasses of AudioFile).
 
@@ -170,34 +166,7 @@ class _AudioFileMeta(type):
     object), to any of the three classes.
     """
 
-    if TYPE_CHECKING:  # what a call returns, for type checkers
-
-        @overload
-        def __call__(cls: type[_Writer], *args: Any, **kwargs: Any) -> _Writer: ...
-
-        @overload
-        def __call__(cls: type[_Reader], *args: Any, **kwargs: Any) -> _Reader: ...
-
-        @overload
-        def __call__(cls, filename: str | os.PathLike[str], mode: Literal["r"] = "r") -> ReadableAudioFile: ...
-
-        @overload
-        def __call__(cls, file_like: BinaryIO | memoryview, mode: Literal["r"] = "r") -> ReadableAudioFile: ...
-
-        @overload
-        def __call__(
-            cls,
-            filename: str | os.PathLike[str] | BinaryIO,
-            mode: Literal["w"],
-            samplerate: float | None = None,
-            num_channels: int = 1,
-            bit_depth: int | str = 16,
-            quality: str | float | None = None,
-            format: str | None = None,
-            codec_options: dict[Any, Any] | None = None,
-        ) -> WriteableAudioFile: ...
-
-    else:
+    if not TYPE_CHECKING:  # type checkers read AudioFile.__new__'s overloads instead
 
         def __call__(cls, *args: Any, **kwargs: Any) -> Any:
             named = [key for key in ("filename", "file_like", "path_or_file") if key in kwargs]
@@ -249,6 +218,29 @@ class AudioFile(metaclass=_AudioFileMeta):
     format : str, optional
         Output format (``"wav"``, ``".mp3"``, ...) when it cannot be taken from the file name.
     """
+
+    if TYPE_CHECKING:  # what AudioFile(...) returns, for type checkers (the metaclass builds it)
+
+        @overload
+        def __new__(cls, filename: str | os.PathLike[str], mode: Literal["r"] = "r") -> ReadableAudioFile: ...
+
+        @overload
+        def __new__(cls, file_like: BinaryIO | memoryview, mode: Literal["r"] = "r") -> ReadableAudioFile: ...
+
+        @overload
+        def __new__(
+            cls,
+            filename: str | os.PathLike[str] | BinaryIO,
+            mode: Literal["w"],
+            samplerate: float | None = None,
+            num_channels: int = 1,
+            bit_depth: int | str = 16,
+            quality: str | float | None = None,
+            format: str | None = None,
+            codec_options: dict[Any, Any] | None = None,
+        ) -> WriteableAudioFile: ...
+
+        def __new__(cls, *args: Any, **kwargs: Any) -> Any: ...
 
     @staticmethod
     def _open(
@@ -496,6 +488,10 @@ class ReadableAudioFile(AudioFile):
     def seekable(self) -> bool:
         """True if ``seek()`` works (always for paths; for file-like objects, if they can seek)."""
         return self._seekable and not self._closed
+
+    if TYPE_CHECKING:  # AudioFile(...)'s call forms reach this __init__ in a type checker's reading
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...  # noqa: F811
 
     def close(self) -> None:
         """Release the file; reading afterwards raises ``ClosedFileError``."""
@@ -805,6 +801,10 @@ class WriteableAudioFile(AudioFile):
                 if isinstance(exc, OSError) and self._path is not None:
                     raise self._write_error(exc) from exc
                 raise
+
+    if TYPE_CHECKING:  # AudioFile(...)'s call forms reach this __init__ in a type checker's reading
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...  # noqa: F811
 
     def close(self) -> None:
         """Finish the file; for a path, move it into place atomically (synced to the disk, as the streaming
