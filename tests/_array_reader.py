@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from stompbox.io.reader import AudioReader
 
-class ArrayReader:
+
+class ArrayReader(AudioReader):
     """Reads a float32 ``(channels, n)`` array like a ReadableAudioFile (counts reads, can be unseekable)."""
 
     def __init__(self, samples: np.ndarray, samplerate: float, seekable: bool = True) -> None:
@@ -60,9 +62,3 @@ class ArrayReader:
 
     def close(self) -> None:
         self.closed = True
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()

@@ -15,8 +15,11 @@ neither trims anything and the decoder's output is the audio. :func:`expected_fr
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
 import subprocess
+import sys
+import textwrap
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -114,7 +117,7 @@ def _specs() -> list[Spec]:
     add("rf64-s24", "wav", 48000, 2, True, _ff("-c:a", "pcm_s24le", "-rf64", "always", "{out}"))
     add("rf64-f32-6ch", "wav", 48000, 6, True, _ff("-c:a", "pcm_f32le", "-rf64", "always", "{out}"))
     add("w64-s16", "w64", 44100, 2, True, _ff("-c:a", "pcm_s16le", "-f", "w64", "{out}"))
-    add("w64-f32", "w64", 48000, 1, True, _ff("-c:a", "pcm_f32le", "-f", "w64", "{out}"))
+    add("w64-f32", "w64", 48000, 2, True, _ff("-c:a", "pcm_f32le", "-f", "w64", "{out}"))
     # ---- AIFF / AIFC
     add("aiff-s16", "aiff", 44100, 2, True, _ff("-c:a", "pcm_s16be", "{out}"))
     add("aiff-s24-6ch", "aiff", 48000, 6, True, _ff("-c:a", "pcm_s24be", "{out}"))
@@ -491,3 +494,46 @@ def can_measure_peak() -> bool:
         return True
     except OSError:
         return False
+
+
+_WORKER = textwrap.dedent(
+    """
+    import json, sys, warnings
+    from stompbox.io import AudioFile
+
+    def kib(field):
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith(field + ":"))
+
+    warnings.simplefilter("ignore")
+    for path in sys.argv[1:]:
+        with open("/proc/self/clear_refs", "w") as refs:
+            refs.write("5")
+        before = kib("VmRSS")
+        outcome = "read"
+        try:
+            with AudioFile(path) as f:
+                f.read(f.frames)
+                while f.read(4096).shape[1]:
+                    pass
+        except Exception as exc:  # the outcome does not matter here, only the memory
+            outcome = type(exc).__name__
+        print(json.dumps({"path": path, "growth_mb": (kib("VmHWM") - before) / 1024.0, "outcome": outcome}))
+    """
+)
+
+
+def read_peaks_mb(paths: list[str]) -> dict[str, float]:
+    """Each file's peak RSS growth in MB while a worker process reads it as a user would: ``read(f.frames)``
+    (a header that lies must not make this allocate without bound), then to the end in 4096-frame reads. Before
+    each file the worker resets its peak RSS (Linux /proc/self/clear_refs)."""
+    found: dict[str, float] = {}
+    for start in range(0, len(paths), 100):
+        done = subprocess.run(
+            [sys.executable, "-c", _WORKER, *paths[start : start + 100]], capture_output=True, text=True, timeout=600
+        )
+        for line in done.stdout.splitlines():
+            record = json.loads(line)
+            found[record["path"]] = record["growth_mb"]
+        assert done.returncode == 0, done.stderr[-2000:]
+    return found

@@ -418,10 +418,7 @@ KNOWN_UPWARD: set[str] = {
     "stompbox.io.stream -> stompbox.core.plugin",
 }
 KNOWN_CIRCULAR: set[str] = {
-    "stompbox.hosting.external -> stompbox.hosting",
-    "stompbox.hosting.isolated -> stompbox.hosting",
     "stompbox.io.channels -> stompbox.io.audiofile",
-    "stompbox.io.channels -> stompbox.io.resample",
 }
 
 

@@ -80,3 +80,28 @@ def test_chaining_and_errors():
         ChannelConvertedReadableAudioFile(ArrayReader(x, 44100), 1.5)
     with pytest.raises(TypeError):
         ChannelConvertedReadableAudioFile(np.zeros(3), 1)
+
+
+def test_every_reader_is_an_audio_reader_and_a_closed_one_raises_closed_file_error(tmp_path) -> None:
+    import numpy as np
+    import pytest
+
+    from stompbox.io import AudioFile, AudioReader, ClosedFileError
+    from stompbox.io.channels import ChannelConvertedReadableAudioFile
+    from stompbox.io.resample import ResampledReadableAudioFile
+
+    path = str(tmp_path / "two.wav")
+    with AudioFile(path, "w", 8000, 2) as out:
+        out.write(np.zeros((2, 800), np.float32))
+    with AudioFile(path) as f:
+        mono = f.mono()
+        resampled = f.resampled_to(16000)
+        assert isinstance(mono, ChannelConvertedReadableAudioFile) and isinstance(resampled, ResampledReadableAudioFile)
+        for reader in (f, mono, resampled, resampled.mono()):
+            assert isinstance(reader, AudioReader) and isinstance(reader, AudioFile)
+        assert type(resampled.mono().resampled_to(8000)) is ResampledReadableAudioFile
+        mono.close()
+        with pytest.raises(ClosedFileError):
+            mono.read(10)
+    with pytest.raises(ClosedFileError):  # the wrapped file is closed
+        f.mono()

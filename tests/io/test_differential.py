@@ -29,13 +29,7 @@ IDS = [spec.id for spec in SPECS]
 SEEKS = 50
 SEEK_READ = 64  # frames compared after each seek
 #: known failures still to fix: "id" or "id:test" -> reason
-PENDING: dict[str, str] = {
-    "mp3-ff-vbr-noxing": "VBR MP3 without a Xing header",
-    "mp3-ff-vbr-pipe": "VBR MP3 without a Xing header",
-    "mp3-ff-vbr-pipe-long": "VBR MP3 without a Xing header",
-    "mp3-lame-notag": "VBR MP3 without a Xing header",
-    "w64-f32": "W64 WAVE_FORMAT_EXTENSIBLE float",
-}
+PENDING: dict[str, str] = {}
 
 
 @pytest.fixture(scope="session")
@@ -174,3 +168,12 @@ def test_random_seeks_read_what_ffmpeg_decodes_there(corpus: _foreign.Corpus, sp
             block = f.read(SEEK_READ)
             assert f.tell() == target + block.shape[1]
             assert_close(block, ffmpeg[:, target : target + SEEK_READ], spec, f"seek({target})")
+
+
+@pytest.mark.skipif(not _foreign.can_measure_peak(), reason="needs Linux /proc/self/clear_refs")
+def test_no_read_raises_rss_by_more_than_200_mb(corpus: _foreign.Corpus) -> None:
+    paths = [str(corpus.path(spec)) for spec in SPECS]
+    growth = _foreign.read_peaks_mb(paths)
+    assert sorted(growth) == sorted(paths)
+    worst = max(growth, key=growth.__getitem__)
+    assert growth[worst] < 200.0, f"{worst}: {growth[worst]:.0f} MB"

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import _foreign
-from stompbox.io import AudioFile
+from stompbox.io import AudioFile, CorruptAudioError, TruncatedAudioWarning
 
 pytestmark = pytest.mark.skipif(
     bool(_foreign.missing_tools()), reason=f"foreign encoders missing: {_foreign.missing_tools()}"
@@ -139,3 +139,90 @@ def test_caf_alac_whose_frames_per_packet_lie_stays_bounded(tmp_path: Path) -> N
         assert got[0].shape == (2, 4096)
     if _foreign.can_measure_peak():
         assert growth < LIMIT_MB
+
+
+# ----------------------------------------------------------------------------------------------- MP3
+@pytest.mark.parametrize("how", ["pipe", "write_xing 0"])
+def test_vbr_mp3_without_a_xing_header_reads_to_its_real_end(tmp_path: Path, how: str) -> None:
+    # seen: 1,905,151 frames "(exact)" for a file FFmpeg decodes to 2,692,224, and reads stopping at the estimate
+    args = ("-c:a", "libmp3lame", "-q:a", "2", "-f", "mp3", "-") if how == "pipe" else ("-c:a", "libmp3lame")
+    if how != "pipe":
+        args = (*args, "-q:a", "2", "-write_xing", "0")
+    path = make(tmp_path, "a.mp3", 44100, 2, *args, seconds=8.0)
+    ffmpeg = _foreign.ffmpeg_decode(path, 2)
+    with AudioFile(str(path)) as f:
+        assert f.frames == ffmpeg.shape[1]  # walked: every whole frame, as FFmpeg decodes it
+        np.testing.assert_array_equal(f.read(f.frames + 1000), ffmpeg)  # FFmpeg decodes it: the same samples
+    np.testing.assert_array_equal(read_all(path, 4096), ffmpeg)
+
+
+def test_mp3_whose_lame_delay_and_padding_exceed_its_frames_is_never_negative(tmp_path: Path) -> None:
+    # seen: frames == -7038
+    path = make(tmp_path, "a.mp3", 44100, 2, "-c:a", "libmp3lame", "-b:a", "192k")
+    data = bytearray(path.read_bytes())
+    info = max(data.find(b"Info"), data.find(b"Xing"))
+    data[info + 8 : info + 12] = (1).to_bytes(4, "big")  # the Xing frame count: 1
+    lame = data.find(b"LAME", info)
+    data[lame + 22] |= 0x0F  # padding 0xFFF
+    data[lame + 23] = 0xFF
+    path.write_bytes(bytes(data))
+    ffmpeg = _foreign.ffmpeg_decode(path, 2)
+    with AudioFile(str(path)) as f:
+        assert f.frames >= 0 and not f.exact_duration_known
+        audio = f.read(10**6)
+        assert (f.frames, f.exact_duration_known) == (audio.shape[1], True)
+    assert audio.shape[1] == ffmpeg.shape[1]
+
+
+def test_no_library_writes_to_stderr_reading_damaged_mp3s(tmp_path: Path, capfd: pytest.CaptureFixture) -> None:
+    # seen: libmpg123's raw warnings on stderr from info, convert and batch
+    path = make(tmp_path, "a.mp3", 22050, 1, "-c:a", "libmp3lame", "-q:a", "4")
+    cut = tmp_path / "cut.mp3"
+    cut.write_bytes(path.read_bytes()[: path.stat().st_size * 6 // 10])  # mpg123: "Xing stream size off"
+    capfd.readouterr()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TruncatedAudioWarning)
+        with AudioFile(str(path)) as f:
+            for target in range(0, f.frames - 2000, 997):  # seeks into the bit reservoir
+                f.seek(target)
+                f.read(100)
+        read_all(cut)
+    assert capfd.readouterr().err == ""
+
+
+# ----------------------------------------------------------------------------------------------- truncation
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("a.wav", ("-c:a", "pcm_s16le")),
+        ("a.aiff", ("-c:a", "pcm_s24be")),
+        ("a.w64", ("-c:a", "pcm_s16le", "-f", "w64")),
+        ("a.flac", ("-c:a", "flac")),
+        ("a.mp3", ("-c:a", "libmp3lame", "-b:a", "128k")),
+        ("b.mp3", ("-c:a", "libmp3lame", "-q:a", "2", "-write_xing", "0")),
+        ("a.mka", ("-c:a", "pcm_s16le")),
+    ],
+)
+def test_a_truncated_file_reads_what_is_present_with_one_warning(tmp_path: Path, name: str, args: tuple) -> None:
+    # seen: a truncated Xing MP3 refused whole, a truncated WAV read silently as "exact", a truncated FLAC "not a
+    # known or supported format"
+    path = make(tmp_path, name, 44100, 2, *args, seconds=3.0)
+    cut = tmp_path / f"cut-{name}"
+    cut.write_bytes(path.read_bytes()[: path.stat().st_size * 6 // 10])
+    present = _foreign.ffmpeg_decode(cut, 2).shape[1]
+    with pytest.warns(TruncatedAudioWarning, match=str(cut)) as caught:
+        audio = read_all(cut)
+    assert len([w for w in caught if issubclass(w.category, TruncatedAudioWarning)]) == 1
+    whole = 44100 * 3
+    assert 0.5 * whole < audio.shape[1] < 0.7 * whole
+    assert abs(audio.shape[1] - present) <= 1152  # FFmpeg may decode the last, cut MP3 frame in part
+
+
+def test_damage_in_the_middle_of_a_flac_stays_an_error(tmp_path: Path) -> None:
+    path = make(tmp_path, "a.flac", 44100, 2, "-c:a", "flac", seconds=3.0)
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2
+    data[middle : middle + 3000] = bytes(3000)
+    path.write_bytes(bytes(data))
+    with pytest.raises(CorruptAudioError):
+        read_all(path)

@@ -102,15 +102,15 @@ def test_reads_and_seeks_exactly(name):
 
 
 def test_seek_within_a_tagless_mp3_is_exact_and_the_length_becomes_known(tmp_path):
-    """Without a LAME/Xing frame the length is an estimate; seeks still land exactly, and reading to the end
-    makes the length exact."""
+    """Without a LAME/Xing frame the length is walked at open (issue 17: frame by frame, exact); seeks land
+    exactly."""
     data = AudioFile.encode(source(), SR, "mp3", 2)
     tag = data.index(b"Xing") if b"Xing" in data else data.index(b"Info")
     first = data.rfind(b"\xff", 0, tag)
     second = data.index(b"\xff\xfb", tag)
     tagless = data[:first] + data[second:]
     with AudioFile(io.BytesIO(tagless)) as f:
-        assert not f.exact_duration_known
+        assert f.exact_duration_known  # walked at open
         linear = np.concatenate([block for block in f.chunks(4096)], axis=1)
         assert f.exact_duration_known and f.frames == linear.shape[1]
         rng = np.random.default_rng(2)

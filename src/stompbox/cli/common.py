@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from .._base.errors import StompboxError
+from ..io.reader import AudioReader
 
 __all__ = [
     "CLIError",
@@ -226,6 +227,32 @@ def open_input(path: str, args: argparse.Namespace) -> Any:
     return open_reader(path)
 
 
+#: the command's encoder qualities when none is given: FFmpeg's defaults (libmp3lame 128 kbps, libvorbis q3 about
+#: 112 kbps, its AAC encoder 128 kbps, libopus 64 kbps), not the Python API's (pedalboard's: 320, 500, 256, 128)
+DEFAULT_QUALITY = {
+    "mp3": "128 kbps",
+    "ogg": "112",
+    "oga": "112",
+    "m4a": "128",
+    "mp4": "128",
+    "aac": "128",
+    "opus": "64",
+}
+#: codecs that store samples of a width (libsndfile's and FFmpeg's names): any other is lossy or companded
+_WIDE = ("PCM_", "FLOAT", "DOUBLE", "ALAC", "FLAC")
+
+
+def input_dtype(source: Any) -> str:
+    """The sample type an input holds, as the output's default bit depth follows it: a lossy or companded
+    codec (MP3, AAC, Vorbis, mu-law...) decodes to float32, but holds no more than FFmpeg writes from it to WAV:
+    16 bits."""
+    codec = str(getattr(source, "codec", "") or "").upper()
+    kind = str(getattr(source, "format", "") or "").upper()
+    if codec and not codec.startswith(_WIDE) and kind != "FLAC":
+        return "int16"
+    return str(source.file_dtype)
+
+
 def output_type(path: str, args: argparse.Namespace) -> str:
     """The format key of an output: ``-t/--type`` if given, else from the path's extension (``wav`` for ``-``)."""
     kind = getattr(args, "type", None)
@@ -260,6 +287,8 @@ def open_output(path: str, args: argparse.Namespace, rate: int, channels: int, b
     target: Any = sys.stdout.buffer if path == STDIO else path
     fmt = kind if (path == STDIO or getattr(args, "type", None)) else None
     shown = "standard output" if path == STDIO else path
+    if quality is None:
+        quality = DEFAULT_QUALITY.get(kind)
     try:
         return AudioFile(target, "w", rate, channels, bit_depth=bits, quality=quality, format=fmt)
     except (ValueError, TypeError, RuntimeError, OSError) as error:
@@ -290,7 +319,7 @@ def show_progress(quiet: bool, seconds: float) -> bool:
     return not quiet and seconds >= 20.0 and sys.stderr.isatty()
 
 
-class ArraySource:
+class ArraySource(AudioReader):
     """An in-memory float32 ``(channels, n)`` array with the reader API (for generated audio)."""
 
     def __init__(self, samples: np.ndarray, samplerate: int, name: str = "") -> None:
@@ -310,10 +339,6 @@ class ArraySource:
     def frames(self) -> int:
         return self._data.shape[1]
 
-    @property
-    def duration(self) -> float:
-        return self.frames / self.samplerate
-
     def read(self, num_frames: int) -> np.ndarray:
         out = np.ascontiguousarray(self._data[:, self._pos : self._pos + num_frames])
         self._pos += out.shape[1]
@@ -325,27 +350,8 @@ class ArraySource:
     def tell(self) -> int:
         return self._pos
 
-    def seekable(self) -> bool:
-        return True
-
     def close(self) -> None:
         self.closed = True
-
-    def __enter__(self) -> ArraySource:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def resampled_to(self, rate: float, quality: Any = None) -> Any:
-        from ..io.channels import WrappedReader
-
-        return WrappedReader.resampled_to(self, rate, quality)  # type: ignore[arg-type]
-
-    def with_channels(self, num_channels: int) -> Any:
-        from ..io.channels import WrappedReader
-
-        return WrappedReader.with_channels(self, num_channels)  # type: ignore[arg-type]
 
 
 def conform(

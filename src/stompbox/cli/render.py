@@ -28,6 +28,7 @@ from .common import (
     add_output_options,
     conform,
     describe,
+    input_dtype,
     open_input,
     open_output,
     output_type,
@@ -157,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     with open_input(in_path, args) as source:
         reader, rate = conform(source, shape, args.rate, args.channels, None, args.quiet)
         tail_frames = 0 if args.tail == "auto" else int(round(float(args.tail) * rate))
-        bits = args.bits or default_bit_depth(source.file_dtype, shape)
+        bits = args.bits or default_bit_depth(input_dtype(source), shape)
         if out_path != STDIO:
             board = build_chain(args.chain, effect_tokens, args.quiet)  # a usage error leaves no file behind
         out = open_output(out_path, args, rate, reader.num_channels, bits, args.quality)

@@ -11,7 +11,8 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from .._base.errors import PluginLoadError
-from .external import AudioProcessorParameter, ExternalPlugin, ExternalPluginReloadType
+from .external import AudioProcessorParameter, ExternalPlugin, ExternalPluginReloadType, set_chain_loader
+from .loading import find_plugins, is_plugin_uri, load_in_process, plugin_format
 
 _LAZY = {
     "VST3Plugin": ".vst3",
@@ -30,10 +31,13 @@ __all__ = [
     "LADSPAPlugin",
     "LV2Plugin",
     "PluginCrashedError",
+    "PluginLoadError",
     "PluginTimeoutError",
     "VST3Plugin",
     "find_plugins",
+    "is_plugin_uri",
     "load_plugin",
+    "plugin_format",
 ]
 
 
@@ -50,58 +54,6 @@ def __getattr__(name: str) -> Any:
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def find_plugins() -> list[str]:
-    """Everything :func:`load_plugin` can load from the standard places: the paths of the VST3 bundles
-    (``~/.vst3``, ``/usr/lib/vst3``, ``/usr/local/lib/vst3``), then the URIs of the LV2 plugins lilv finds
-    (``LV2_PATH`` or ``~/.lv2``, ``/usr/lib/lv2``, ...), then the paths of the LADSPA libraries
-    (``LADSPA_PATH`` or ``~/.ladspa``, ``/usr/lib/ladspa``, ...; a library may hold several plugins, chosen
-    with ``plugin_name``). A format whose host library is missing (liblilv) is left out."""
-    from .ladspa import installed_ladspa_plugins
-    from .vst3 import installed_vst3_plugins
-
-    found = installed_vst3_plugins()
-    try:
-        from .lv2 import installed_lv2_plugins
-
-        found += installed_lv2_plugins()
-    except ImportError:
-        pass
-    return found + installed_ladspa_plugins()
-
-
-def is_plugin_uri(text: str) -> bool:
-    """Whether ``text`` names a plugin by URI (an LV2 plugin: ``http://...``, ``urn:...``) rather than by file."""
-    return "://" in text or text.startswith("urn:")
-
-
-def plugin_format(target: str | os.PathLike[str]) -> str:
-    """``"vst3"``, ``"lv2"`` or ``"ladspa"``: the format :func:`load_plugin` will try for a path or URI."""
-    text = os.fspath(target)
-    if text.rstrip("/").endswith(".vst3") or ".vst3/" in text:
-        return "vst3"
-    if is_plugin_uri(text):
-        return "lv2"
-    path = text.rstrip("/")
-    if os.path.isdir(path):
-        return "lv2" if os.path.isfile(os.path.join(path, "manifest.ttl")) else "vst3"
-    if os.path.isfile(os.path.join(os.path.dirname(path), "manifest.ttl")):
-        return "lv2"
-    if path.endswith(".so") and os.path.isfile(path):
-        try:
-            from .ladspa import _descriptors
-
-            _descriptors(path)
-            return "ladspa"
-        except ImportError:
-            return "vst3"
-    if path.endswith(".so") and os.sep not in path and not os.path.exists(path):
-        from .ladspa import installed_ladspa_plugins
-
-        if any(os.path.basename(p) == path for p in installed_ladspa_plugins()):
-            return "ladspa"
-    return "vst3"
 
 
 def load_plugin(
@@ -153,29 +105,14 @@ def load_plugin(
             initialization_timeout=initialization_timeout,
             timeout=timeout,
         )
-    kind = plugin_format(path_to_plugin_file)
-    if kind == "lv2":
-        from .lv2 import LV2Plugin
+    return load_in_process(
+        path_to_plugin_file,
+        parameter_values=parameter_values,
+        plugin_name=plugin_name,
+        initialization_timeout=initialization_timeout,
+    )
 
-        candidates: tuple[type, ...] = (LV2Plugin,)
-    elif kind == "ladspa":
-        from .ladspa import LADSPAPlugin
 
-        candidates = (LADSPAPlugin,)
-    else:
-        from .vst3 import VST3Plugin
-
-        candidates = (VST3Plugin,)
-    errors = []
-    for cls in candidates:
-        try:
-            return cls(
-                path_to_plugin_file,
-                parameter_values=parameter_values,
-                plugin_name=plugin_name,
-                initialization_timeout=initialization_timeout,
-            )
-        except ImportError as e:
-            errors.append(f"{cls.__name__}: {e}")
-    names = ", ".join(c.__name__ for c in candidates)
-    raise PluginLoadError(f"Failed to load plugin as {names}. Errors were:\n\t" + "\n\t".join(errors))
+# a chain file's hosted plugin is loaded by load_plugin (ExternalPlugin._from_dict calls it; the base class of the
+# hosts cannot import the loader above it)
+set_chain_loader(load_plugin)

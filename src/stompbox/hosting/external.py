@@ -16,7 +16,7 @@ import math
 import os
 import re
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -452,6 +452,21 @@ class ReadOnlyDict(dict):
         )
 
 
+def is_plugin_uri(text: str) -> bool:
+    """Whether ``text`` names a plugin by URI (an LV2 plugin: ``http://...``, ``urn:...``) rather than by file."""
+    return "://" in text or text.startswith("urn:")
+
+
+_chain_loader: Callable[..., ExternalPlugin] | None = None
+
+
+def set_chain_loader(load: Callable[..., ExternalPlugin]) -> None:
+    """Set how a chain file's hosted plugin is loaded (:func:`stompbox.hosting.load_plugin`, which sits above
+    this base class of the hosts; not for users)."""
+    global _chain_loader
+    _chain_loader = load
+
+
 class ExternalPluginReloadType(PedalboardEnum):
     """How a hosted plugin is reset between streams (pedalboard's enum of the same name).
 
@@ -511,8 +526,10 @@ class ExternalPlugin(Plugin, ParameterAccess):
     @classmethod
     def _from_dict(cls, data: dict[str, Any]) -> ExternalPlugin:
         from ..core.serial import resolve_reference
-        from . import is_plugin_uri, load_plugin
 
+        if _chain_loader is None:  # set when stompbox.hosting is imported, which importing this module does
+            raise RuntimeError("stompbox.hosting is not initialised")
+        load_plugin = _chain_loader
         path = data["path"]
         if not isinstance(path, str):
             raise TypeError(f"'path' must be a string (got {type(path).__name__}).")

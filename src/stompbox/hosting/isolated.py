@@ -194,7 +194,7 @@ class IsolatedPlugin(ExternalPlugin):
             self._spawn()
             for index, raw in values.items():
                 self._call("set_raw", index, raw)
-            self._format = None
+            self._forget_format()
 
     def _last_raw_values(self) -> dict[int, float]:
         return dict(self.__dict__.get("_raw_values", {}))
@@ -343,7 +343,7 @@ class IsolatedPlugin(ExternalPlugin):
             )
             size = int(np.prod(shape))
             out = flat[:size].reshape(shape).copy()
-            self._format = None  # the child's engine ran: a board using this plugin prepares it again
+            self._forget_format()  # the child's engine ran: a board using this plugin prepares it again
         return out
 
     def _render_midi(
@@ -525,9 +525,9 @@ class _Server:
         raise ValueError(f"unknown request {op!r}")
 
     def load(self, target: str, plugin_name: str | None) -> dict[str, Any]:
-        from . import load_plugin
+        from .loading import load_in_process
 
-        plugin = load_plugin(target, plugin_name=plugin_name)
+        plugin = load_in_process(target, plugin_name=plugin_name)
         self.plugin = plugin
         descriptors = list(plugin._parameter_descriptors())
         exported = {}

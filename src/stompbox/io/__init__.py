@@ -17,6 +17,7 @@ from .audiofile import (
 )
 from .errors import AudioFileError, ClosedFileError, CorruptAudioError, TruncatedAudioWarning, UnsupportedFormatError
 from .formats import WriteableAudioFileFlag
+from .reader import AudioReader, provide_wrappers
 
 _LAZY: dict[str, str] = {
     "ResampledReadableAudioFile": ".resample",
@@ -31,6 +32,7 @@ _LAZY: dict[str, str] = {
 
 __all__ = [
     "AudioFile",
+    "AudioReader",
     "AudioFileError",
     "ClosedFileError",
     "CorruptAudioError",
@@ -51,6 +53,25 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers and IDEs
     from .resample import ResampledReadableAudioFile
     from .stream import AudioDeviceError, AudioStream, play_file, record_to_file
     from .stream_resampler import StreamResampler
+
+
+def _resampled(reader: AudioReader, target_sample_rate: float, quality: Any) -> AudioReader:
+    from .quality import Quality
+    from .resample import ResampledReadableAudioFile
+
+    return ResampledReadableAudioFile(
+        reader, target_sample_rate, Quality.WindowedSinc32 if quality is None else quality
+    )
+
+
+def _converted(reader: AudioReader, num_channels: int) -> AudioReader:
+    from .channels import ChannelConvertedReadableAudioFile
+
+    return ChannelConvertedReadableAudioFile(reader, num_channels)
+
+
+# every reader's resampled_to(), with_channels(), mono() and stereo() build these wrappers (loaded on first use)
+provide_wrappers(_resampled, _converted)
 
 
 def __getattr__(name: str) -> Any:

@@ -26,7 +26,6 @@ from .._base.errors import LayoutError
 from .._base.layout import check_ndim, detect_layout
 from . import formats
 from .backends import QUANTIZE, Decoder, Encoder, quantize
-from .channels import check_num_frames
 from .codec_choice import open_decoder, open_encoder
 from .errors import (
     AudioFileNotFoundError,
@@ -36,6 +35,7 @@ from .errors import (
     NotAnAudioFileError,
     UnsupportedFormatError,
 )
+from .reader import AudioReader, check_num_frames
 
 MODE_ERROR = 'AudioFile instances can only be opened in read mode ("r") or write mode ("w").'
 
@@ -179,20 +179,6 @@ class _AudioFileMeta(type):
                 return AudioFile._open(*args, **kwargs)
             return super().__call__(*args, **kwargs)
 
-    # The wrapping readers (resampled_to(), mono(), ...) are AudioFiles too, as in pedalboard, where code tests
-    # isinstance(f, AudioFile) for any open file. They live in channels.py, which this module imports.
-    def __instancecheck__(cls, instance: Any) -> bool:
-        from .channels import WrappedReader
-
-        return super().__instancecheck__(instance) or (cls is AudioFile and isinstance(instance, WrappedReader))
-
-    def __subclasscheck__(cls, subclass: type) -> bool:
-        from .channels import WrappedReader
-
-        if super().__subclasscheck__(subclass):
-            return True
-        return cls is AudioFile and isinstance(subclass, type) and issubclass(subclass, WrappedReader)
-
 
 class AudioFile(metaclass=_AudioFileMeta):
     """Open an audio file for reading (``"r"``, the default) or writing (``"w"``).
@@ -293,7 +279,7 @@ class AudioFile(metaclass=_AudioFileMeta):
         return buffer.getvalue()
 
 
-class ReadableAudioFile(AudioFile):
+class ReadableAudioFile(AudioFile, AudioReader):
     """An audio file opened for reading: a seekable stream of float32 ``(channels, frames)`` blocks.
 
     Properties are ``samplerate`` (Hz; an int when integral), ``num_channels``, ``frames`` (the length;
@@ -511,36 +497,6 @@ class ReadableAudioFile(AudioFile):
             self.close()
         except Exception:  # noqa: BLE001 - never raise from a destructor
             pass
-
-    # ------------------------------------------------------------------ streaming wrappers
-    def resampled_to(self, target_sample_rate: float, quality: Any = None) -> Any:
-        """This file at another sample rate, resampled as a stream (``self`` if the rate is the same)."""
-        if float(target_sample_rate) == float(self._decoder.samplerate):
-            return self
-        from .resample import ResampledReadableAudioFile
-
-        if quality is None:
-            return ResampledReadableAudioFile(self, target_sample_rate)
-        return ResampledReadableAudioFile(self, target_sample_rate, quality)
-
-    def with_channels(self, num_channels: int) -> Any:
-        """This file with ``num_channels`` channels, converted as a stream (``self`` if already so)."""
-        if num_channels == self.num_channels:
-            return self
-        from .channels import ChannelConvertedReadableAudioFile
-
-        return ChannelConvertedReadableAudioFile(self, num_channels)
-
-    def mono(self) -> Any:
-        """This file as a mono stream, in constant memory: stereo is averaged, surround downmixed as FFmpeg does
-        (see :class:`~stompbox.io.ChannelConvertedReadableAudioFile`)."""
-        return self.with_channels(1)
-
-    def stereo(self) -> Any:
-        """This file as a stereo stream, in constant memory: a mono channel is duplicated, surround downmixed as
-        FFmpeg does (centre and surrounds at -3 dB, the LFE dropped, scaled not to clip; see
-        :class:`~stompbox.io.ChannelConvertedReadableAudioFile`)."""
-        return self.with_channels(2)
 
     def __repr__(self) -> str:
         where = f'filename="{self._name}"' if self._path is not None else f"file_like={self._shown!r}"

@@ -12,8 +12,11 @@ decodes forward to the target, which gives the same samples as a linear decode.
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -122,6 +125,40 @@ def _has_lame_tag(head: bytes) -> bool:
     return b"Xing" in frame or b"Info" in frame or b"VBRI" in frame
 
 
+_QUIET = threading.Lock()
+_quiet_depth = 0
+_saved_stderr: int | None = None
+
+
+@contextlib.contextmanager
+def quiet_stderr() -> Iterator[None]:
+    """Send what C libraries write to file descriptor 2 to the null device meanwhile (libmpg123, inside
+    libsndfile, prints warnings about damaged or odd MP3 frames there, with no switch to turn them off).
+    Nested and concurrent uses share one redirection; while it lasts, other threads' stderr output is dropped
+    too, so it covers only libsndfile's MP3 calls."""
+    global _quiet_depth, _saved_stderr
+    with _QUIET:
+        if _quiet_depth == 0:
+            try:
+                saved = os.dup(2)
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, 2)
+                os.close(null)
+                _saved_stderr = saved
+            except OSError:
+                _saved_stderr = None
+        _quiet_depth += 1
+    try:
+        yield
+    finally:
+        with _QUIET:
+            _quiet_depth -= 1
+            if _quiet_depth == 0 and _saved_stderr is not None:
+                os.dup2(_saved_stderr, 2)
+                os.close(_saved_stderr)
+                _saved_stderr = None
+
+
 class _TrailingJunk(Exception):
     """libsndfile's MP3 decoder failed after the start of the stream (see :meth:`SoundfileDecoder._read_to_junk`)."""
 
@@ -138,7 +175,8 @@ class SoundfileDecoder(Decoder):
         self._trap = _WriteErrorTrap(source) if not isinstance(source, str) else None
         self._path = source if isinstance(source, str) else None
         try:
-            self._file = sf.SoundFile(self._trap if self._trap is not None else source, "r")
+            with quiet_stderr():  # mpg123 notes what it finds in an MP3's first frames on stderr
+                self._file = sf.SoundFile(self._trap if self._trap is not None else source, "r")
         except (sf.LibsndfileError, RuntimeError, TypeError) as exc:
             self._check_source()
             raise UnsupportedFormatError(str(exc)) from exc
@@ -161,10 +199,12 @@ class SoundfileDecoder(Decoder):
         if self.subtype.startswith("ALAC"):  # a CAF counts whole packets: its last may hold fewer frames
             self.exact = False
         # a FLAC stream written to a pipe: STREAMINFO's total was left 0 (unknown), and libFLAC cannot seek in it
-        self._unsized = self.frames >= SF_COUNT_MAX
+        self._unsized = self.frames >= SF_COUNT_MAX or (self.format_name == "FLAC" and self._impossible(source))
         if self._unsized:
             self.frames, self.exact = 0, False
         self._estimate = self.frames  # the length libsndfile declared at open
+        self._name = name
+        self._warned = False  # TruncatedAudioWarning given
         self._damage: bool | None = None  # MP3: valid frames after a place mpg123 failed on (None: not asked yet)
         self._compressed = self.format_name in ("MP3", "OGG") or self.subtype in ("VORBIS", "OPUS", "MPEG_LAYER_III")
         # Long reads from a path decode in two threads where the decoder is the bottleneck (MP3 is fast enough).
@@ -193,6 +233,26 @@ class SoundfileDecoder(Decoder):
             raise CorruptAudioError(
                 f"{name} declares {self.num_channels} channels at {self.samplerate:g} Hz: not usable audio."
             )
+        if self.format_name in ("WAV", "WAVEX", "RF64", "W64", "AIFF") and self.frames > 0:
+            cut = _pcm_cut(str(getattr(self._file, "extra_info", "")))
+            if cut is not None:
+                warn_truncated(
+                    self, self.frames, f"where its header declares {cut[0]} bytes of audio data and {cut[1]} remain"
+                )
+
+    def _impossible(self, source: Any) -> bool:
+        """Whether a FLAC's STREAMINFO declares more frames than its bytes can hold (a frame of at most 65,535
+        samples takes at least 6 bytes): a total that lies, read as an unknown length."""
+        try:
+            if isinstance(source, str):
+                size = os.path.getsize(source)
+            else:
+                here = source.tell()
+                size = source.seek(0, io.SEEK_END)
+                source.seek(here)
+        except (OSError, AttributeError, ValueError, TypeError):
+            return False
+        return self.frames > (size // 6 + 1) * 65535
 
     def _flac_head(self, source: Any) -> bytes:
         """The start of a FLAC file of more than two channels, where a channel-mask comment may be."""
@@ -265,7 +325,7 @@ class SoundfileDecoder(Decoder):
             "the damage (stompbox does not skip it without a word)."
         )
 
-    def _read_to_junk(self, n: int, dtype: str) -> np.ndarray:
+    def _read_to_junk(self, n: int, dtype: str, failure: type[Exception] = _TrailingJunk) -> np.ndarray:
         """Up to ``n`` frames from ``position`` up to where mpg123 gave up on junk after an MP3's last frame (a
         Lyrics3 tag, appended bytes): the audio ends there, as in pedalboard. libsndfile drops what a failing
         read had decoded, so the frames before the junk are decoded again from a seek, 16 at a time, and the
@@ -280,7 +340,7 @@ class SoundfileDecoder(Decoder):
             while done < n:
                 try:
                     block = self._read_frames(min(step, n - done), dtype)
-                except _TrailingJunk:
+                except failure:
                     junk = True
                     break
                 if block.shape[0] == 0:
@@ -293,6 +353,12 @@ class SoundfileDecoder(Decoder):
         return np.concatenate(blocks) if blocks else np.empty((0, self.num_channels), dtype)
 
     def _read(self, n: int, dtype: str) -> np.ndarray:
+        if self.format_name != "MP3":
+            return self._read_loud(n, dtype)
+        with quiet_stderr():  # libmpg123 prints warnings about damaged frames on stderr
+            return self._read_loud(n, dtype)
+
+    def _read_loud(self, n: int, dtype: str) -> np.ndarray:
         try:
             try:
                 data = self._read_frames(n, dtype)
@@ -302,7 +368,13 @@ class SoundfileDecoder(Decoder):
                 data = self._read_to_junk(n, dtype)
         except (self._sf.LibsndfileError, RuntimeError) as exc:
             self._check_source()
-            raise CorruptAudioError(f"Could not decode audio data: {exc}") from exc
+            if self.format_name != "FLAC":
+                raise CorruptAudioError(f"Could not decode audio data: {exc}") from exc
+            # libFLAC lost sync: a cut file's last frame, or damage in the middle (frames follow it)
+            data = self._read_to_cut(n, dtype)
+            if self._flac_frames_after(self.position + data.shape[0]):
+                raise CorruptAudioError(f"Could not decode audio data: {exc}") from exc
+            warn_truncated(self, self.position + data.shape[0])
         self._check_source()
         got = data.shape[0]
         self.position += got
@@ -312,17 +384,78 @@ class SoundfileDecoder(Decoder):
             if self._damage_in_the_middle():
                 raise self._damaged()
         if got < n and self.position < self.frames - self._length_slack():
-            # The header states the exact length: data that ends before it is a truncated file.
-            raise CorruptAudioError(
-                f"Could not decode audio data: the file is truncated (its header declares {self.frames} frames, "
-                f"the audio data ends after {self.position})."
-            )
+            # The header states the exact length: data that ends before it is a truncated file, unless the
+            # audio resumes after where the decoder stopped (damage in the middle), or nothing decodes at all.
+            if self.format_name == "MP3" and self._damage_in_the_middle():
+                raise self._damaged()
+            if self.position == 0 or (self.format_name == "FLAC" and self._flac_frames_after(self.position)):
+                raise CorruptAudioError(
+                    f"Could not decode audio data: the audio data ends after frame {self.position}, before the "
+                    f"{self.frames} frames the file declares, and the file is damaged there."
+                )
+            warn_truncated(self, self.position)
         if got < n:  # the real end (of a stream whose length was an estimate, or a header that overstated it)
             self.frames = self.position
             self.exact = True
         elif self.position > self.frames:
             self.frames = self.position
         return data
+
+    def _read_to_cut(self, n: int, dtype: str) -> np.ndarray:
+        """Up to ``n`` frames from ``position`` up to where libFLAC fails. libsndfile drops what a failing read
+        had decoded, and its handle cannot seek after the failure: fresh handles decode up to the failure again,
+        in smaller and smaller steps."""
+        start = self.position
+        blocks = []
+        done = 0
+        for step in (4096, 16, 1):
+            self._reopen(start + done)
+            failed = False
+            while done < n:
+                try:
+                    block = self._read_frames(min(step, n - done), dtype)
+                except self._sf.LibsndfileError:
+                    failed = True
+                    break
+                if block.shape[0] == 0:
+                    break
+                blocks.append(block)
+                done += block.shape[0]
+            if not failed:
+                break
+        self._reopen(start + done)
+        return np.concatenate(blocks) if blocks else np.empty((0, self.num_channels), dtype)
+
+    def _reopen(self, frame: int) -> None:
+        """A fresh libsndfile handle, at ``frame``."""
+        self._file.close()
+        source = self._path
+        if source is None:
+            self._trap._file.seek(0)  # type: ignore[union-attr]
+            source = self._trap
+        with quiet_stderr():
+            self._file = self._sf.SoundFile(source, "r")
+        self._cache = None
+        if frame:
+            try:
+                self._file.seek(frame)
+            except (self._sf.LibsndfileError, RuntimeError):
+                pass  # at the cut: the next read fails, and reads nothing more
+
+    def _flac_frames_after(self, position: int) -> bool:
+        """Whether the FLAC file holds frames that start more than two blocks after frame ``position`` (found
+        in its last 256 kB by their headers' CRC): damage in the middle, where a cut file ends at ``position``."""
+        from .flac_seektable import frame_numbers
+
+        source = self._path if self._path is not None else self._trap._file  # type: ignore[union-attr]
+        try:
+            head = _peek(source, 64)
+            tail = _peek(source, 1 << 18, from_end=True)
+        except (OSError, AttributeError, ValueError):
+            return False
+        block = int.from_bytes(head[10:12], "big") if head[:4] == b"fLaC" else 0
+        numbers = frame_numbers(tail)
+        return bool(block and numbers) and max(numbers) * block > position + 2 * block
 
     def _length_slack(self) -> float:
         """How many frames short of the declared length the data may end before the file counts as truncated:
@@ -485,6 +618,13 @@ class SoundfileDecoder(Decoder):
         return np.ascontiguousarray(self._read(n, "float32").T)
 
     def seek(self, frame: int) -> None:
+        if self.format_name != "MP3":
+            self._seek(frame)
+            return
+        with quiet_stderr():
+            self._seek(frame)
+
+    def _seek(self, frame: int) -> None:
         self._drop_cache()
         self._in_sequence = self._ahead = 0
         try:
@@ -605,6 +745,7 @@ class AvDecoder(Decoder):
         self.file_dtype, self._sample_format = self._integer_format(stream.codec_context)
         self._scale = READ_SCALE.get(self.file_dtype)
         self._start_seconds = float(stream.start_time * stream.time_base) if stream.start_time else 0.0
+        self._declared: int | None = None  # a length the container's header states, in milliseconds
         self.frames, self.exact = self._length()
         if head is not None and self.format_name == "MP3":
             total = _lame_length(head.head)  # FFmpeg does not trim the encoder padding of a pipe
@@ -676,7 +817,10 @@ class AvDecoder(Decoder):
                 return int(2 * self._container.size / self.num_channels), False
             return frames, exact
         if self._container.duration is not None and self._container.duration > 0:  # microseconds, an estimate
-            return int(self._container.duration * self.samplerate / 1_000_000), False
+            frames = int(self._container.duration * self.samplerate / 1_000_000)
+            if self.format_name not in UNTIMED_FORMATS:  # a container's header (Matroska's Duration), not a guess
+                self._declared = frames
+            return frames, False
         return 0, False
 
     def _frames_possible(self) -> float:
@@ -718,17 +862,18 @@ class AvDecoder(Decoder):
         """At the end of the data: if it ended well before the length the container declares, the file is
         truncated: what is present is the audio, and one warning names the file. The margin allows for codecs
         whose declared length is a packet or two off (a CAF counts whole packets of up to 4096 frames)."""
-        if not self.exact:
+        declared = self.frames if self.exact else self._declared
+        if declared is None:
             return
         end = self._queue_start + self._queued
         frame_size = getattr(self._stream.codec_context, "frame_size", 0) or 0
-        if end < self.frames - max(2048, self.frames // 100, 2 * frame_size):
+        if end < declared - max(2048, declared // 100, 2 * frame_size):
             if end == 0:  # nothing decodes: damage, not a cut
                 raise CorruptAudioError(
-                    f"Could not decode audio data: the audio data ends at frame 0, before the {self.frames} frames "
+                    f"Could not decode audio data: the audio data ends at frame 0, before the {declared} frames "
                     "the file declares: nothing decodes (the file is damaged)."
                 )
-            warn_truncated(self, end)
+            warn_truncated(self, end, f"before the {declared} frames its header declares")
 
     def _append(self, frames: list[Any], start: int | None) -> None:
         """Queue decoded frames. Frames follow each other: timestamps only place the first block after a
@@ -846,7 +991,7 @@ class AvDecoder(Decoder):
         self._container.close()
 
 
-def warn_truncated(decoder: Any, end: int) -> None:
+def warn_truncated(decoder: Any, end: int, detail: str = "") -> None:
     """Warn, once per decoder, that the file's audio ends at frame ``end``, before the length its header
     declares (``decoder.frames``)."""
     if getattr(decoder, "_warned", False):
@@ -854,9 +999,12 @@ def warn_truncated(decoder: Any, end: int) -> None:
     decoder._warned = True
     import warnings
 
+    declared = detail or (
+        f"before the {decoder.frames} frames its header declares" if decoder.exact else "in a cut frame"
+    )
     warnings.warn(
-        f"{decoder._name}: the audio data ends at frame {end}, before the {decoder.frames} frames its header "
-        "declares: the file is truncated. Reading the audio that is present.",
+        f"{decoder._name}: the audio data ends at frame {end}, {declared}: the file is truncated. Reading the "
+        "audio that is present.",
         TruncatedAudioWarning,
         stacklevel=5,
     )
@@ -912,6 +1060,21 @@ def _lame_length(head: bytes) -> int | None:
     padding = ((head[pos + 22] & 0x0F) << 8) | head[pos + 23]
     total = frames * samples_per_frame - delay - padding
     return total if total > 0 else None
+
+
+def _pcm_cut(log: str) -> tuple[int, int] | None:
+    """(bytes declared, bytes present) when libsndfile's log of an uncompressed file's header says its audio
+    chunk (or, failing that, the whole file) is longer than the file holds: a truncated file, which libsndfile
+    reads to its end without a word."""
+    import re
+
+    found = {name: (int(a), int(b)) for name, a, b in re.findall(r"(\w[\w ]*?) *: *(\d+) \(should be (\d+)\)", log)}
+    for name in ("data", "SSND", "RIFF", "riff", "FORM", "Riff size"):
+        if name in found:
+            declared, present = found[name]
+            unknown = declared in (0, 0xFFFFFFFF)  # a header written to a pipe: the audio runs to the end
+            return (declared, present) if declared > present and not unknown else None
+    return None
 
 
 # ----------------------------------------------------------------------------------------------- encoders
@@ -1305,9 +1468,9 @@ class SoundfileEncoder(Encoder):
 
 
 class AvEncoder(Encoder):
-    """AAC in an M4A container through PyAV."""
+    """AAC through PyAV, in an M4A container (``container="ipod"``) or as raw ADTS frames (``"adts"``)."""
 
-    def __init__(self, target: Any, settings: Any, samplerate: int, num_channels: int) -> None:
+    def __init__(self, target: Any, settings: Any, samplerate: int, num_channels: int, container: str = "ipod") -> None:
         import av
 
         self._av = av
@@ -1320,7 +1483,8 @@ class AvEncoder(Encoder):
         try:
             # the edit list that trims the encoder's priming and padding counts in the movie's time scale, 1/1000 s
             # by default: lengths came back up to 30 frames off; in samples they are exact
-            self._container = av.open(target, "w", format="ipod", options={"movie_timescale": str(samplerate)})
+            options = {"movie_timescale": str(samplerate)} if container == "ipod" else {}
+            self._container = av.open(target, "w", format=container, options=options)
             self._stream = self._container.add_stream("aac", rate=samplerate)
             self._stream.bit_rate = settings.bit_rate
             # WAV's defaults: a low-frequency channel only in 5.1 and 7.1 (the fourth channel), which the encoder
@@ -1331,7 +1495,7 @@ class AvEncoder(Encoder):
         except (av.error.FFmpegError, ValueError, KeyError) as exc:
             if self._owned is not None:
                 self._owned.close()
-            raise ValueError(f"Unable to create M4A writer: {exc}") from exc
+            raise ValueError(f"Unable to create {'M4A' if container == 'ipod' else 'AAC'} writer: {exc}") from exc
         self._rate = samplerate
         self._channels = num_channels
         self._layout = layouts[num_channels]

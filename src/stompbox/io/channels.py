@@ -1,7 +1,7 @@
 """``ChannelConvertedReadableAudioFile``: a reader that changes the channel count of another, as a stream.
 
 Also home of :class:`WrappedReader`, the shared base of the streaming reader wrappers (channel conversion and
-resampling), so that they chain: ``f.resampled_to(48000).mono()``.
+resampling); they chain (``f.resampled_to(48000).mono()``) through :class:`~stompbox.io.reader.AudioReader`.
 """
 
 from __future__ import annotations
@@ -13,32 +13,11 @@ from typing import Any
 import numpy as np
 
 from .._base import channels as _base_channels
+from .audiofile import AudioFile
+from .errors import ClosedFileError
+from .reader import AudioReader, check_num_frames
 
 __all__ = ["ChannelConvertedReadableAudioFile", "WrappedReader", "convert_channels", "check_num_frames"]
-
-
-def check_num_frames(num_frames: Any) -> int:
-    """Validate a ``read()`` count as pedalboard does and return it as an int > 0."""
-    if type(num_frames) is int and num_frames > 0:  # the usual case, without the abstract-class checks
-        return num_frames
-    if isinstance(num_frames, bool) or not isinstance(num_frames, numbers.Real):
-        raise TypeError(f"read() expects a number of frames, not {type(num_frames).__name__}.")
-    if isinstance(num_frames, numbers.Integral):
-        count = int(num_frames)
-    else:
-        value = float(num_frames)
-        if not value.is_integer():
-            raise ValueError("ReadableAudioFile cannot read a fractional number of samples.")
-        count = int(value)
-    if count == 0:
-        raise ValueError(
-            "ReadableAudioFile will not read an entire file at once, due to the possibility that a file may "
-            "be larger than available memory. Please pass a number of frames to read (available from the "
-            "'frames' attribute)."
-        )
-    if count < 0:
-        raise ValueError(f"Cannot read a negative number of frames ({count}).")
-    return count
 
 
 def convert_channels(
@@ -52,20 +31,14 @@ def convert_channels(
     return _base_channels.convert_channels(block, num_channels, source_layout, target_layout)
 
 
-class WrappedReader:
-    """Common part of the readers that wrap another reader (not created directly).
+class WrappedReader(AudioFile, AudioReader):
+    """Common part of the readers that wrap another reader (not created directly). An :class:`AudioFile` (as
+    pedalboard's wrappers are) and an :class:`~stompbox.io.reader.AudioReader`, whose chaining methods it has.
 
     Closing a wrapper does not close the wrapped file; ``closed`` is True when either is closed.
     """
 
     _CLASS_NAME = "WrappedReader"
-
-    @staticmethod
-    def encode(*args: Any, **kwargs: Any) -> bytes:
-        """:meth:`stompbox.io.AudioFile.encode` (pedalboard's wrapping readers inherit it)."""
-        from .audiofile import AudioFile
-
-        return AudioFile.encode(*args, **kwargs)
 
     def __init__(self, audio_file: Any) -> None:
         for attribute in ("read", "seek", "tell", "samplerate", "num_channels", "frames"):
@@ -75,7 +48,7 @@ class WrappedReader:
                     f"not {type(audio_file).__name__}."
                 )
         if getattr(audio_file, "closed", False):
-            raise RuntimeError("I/O operation on a closed file.")
+            raise ClosedFileError()
         self._file = audio_file
         self._closed = False
         self._lock = threading.RLock()  # as a file's: one read, seek or close at a time (the resampler's C
@@ -109,11 +82,6 @@ class WrappedReader:
         """True once this wrapper or the wrapped file is closed."""
         return self._closed or bool(getattr(self._file, "closed", False))
 
-    @property
-    def duration(self) -> float:
-        """Length in seconds (``frames / samplerate``)."""
-        return self.frames / self.samplerate
-
     # subclasses define samplerate, num_channels, frames, read, seek, tell
 
     def seekable(self) -> bool:
@@ -124,42 +92,6 @@ class WrappedReader:
         """Close this wrapper (the wrapped file stays open; close it separately)."""
         with self._lock:
             self._closed = True
-
-    def _check_open(self) -> None:
-        if self.closed:
-            raise RuntimeError("I/O operation on a closed file.")
-
-    def __enter__(self) -> WrappedReader:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- chaining -----------------------------------------------------------------------------------------
-    def resampled_to(self, target_sample_rate: float, quality: Any = None) -> Any:
-        """Return a reader of this one at ``target_sample_rate`` Hz (``self`` if the rate is the same)."""
-        from .quality import Quality
-        from .resample import ResampledReadableAudioFile
-
-        if target_sample_rate == self.samplerate:
-            return self
-        return ResampledReadableAudioFile(
-            self, target_sample_rate, Quality.WindowedSinc32 if quality is None else quality
-        )
-
-    def with_channels(self, num_channels: int) -> Any:
-        """Return a reader of this one with ``num_channels`` channels (``self`` if already so)."""
-        if num_channels == self.num_channels:
-            return self
-        return ChannelConvertedReadableAudioFile(self, num_channels)
-
-    def mono(self) -> Any:
-        """Return a one-channel reader of this one: stereo is averaged, surround downmixed as FFmpeg does."""
-        return self.with_channels(1)
-
-    def stereo(self) -> Any:
-        """Return a two-channel reader of this one: mono is duplicated, surround downmixed as FFmpeg does."""
-        return self.with_channels(2)
 
     def _repr_fields(self) -> str:
         name = self.name

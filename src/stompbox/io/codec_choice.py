@@ -18,17 +18,94 @@ from .backends import (
     SoundfileDecoder,
     SoundfileEncoder,
     _FinalError,
+    _has_lame_tag,
+    _peek,
     seekable_target,
+    warn_truncated,
 )
 from .errors import UnsupportedFormatError
 
 __all__ = ["open_decoder", "open_encoder"]
 
 
-def _faster(decoder: SoundfileDecoder, source: Any) -> Decoder:
-    """A faster reader of the same samples in place of ``decoder`` where there is one (see io/wav.py)."""
+def _w64_extensible_float(head: bytes) -> bool:
+    """Whether a Sony Wave64 header's ``fmt`` chunk is WAVE_FORMAT_EXTENSIBLE with the IEEE float sub-format."""
+    at = head.find(b"fmt \xf3\xac\xd3\x11")
+    if at < 0 or len(head) < at + 24 + 26:
+        return False
+    body = at + 24  # GUID (16 bytes) and size (8)
+    tag = int.from_bytes(head[body : body + 2], "little")
+    return tag == 0xFFFE and int.from_bytes(head[body + 24 : body + 26], "little") == 3
+
+
+def _walk_mp3(source: Any) -> tuple[int, bool, bool]:
+    """:func:`stompbox.io.mp3_frames.walk` of a path or a seekable file-like (left where it was)."""
+    from .mp3_frames import walk
+
+    if isinstance(source, str):
+        with open(source, "rb") as handle:
+            return walk(handle.read)
+    here = source.tell()
+    try:
+        source.seek(0)
+        return walk(source.read)
+    finally:
+        source.seek(here)
+
+
+def _mp3_of_unknown_length(decoder: SoundfileDecoder, source: Any, name: str) -> Decoder:
+    """An MP3 whose length libsndfile cannot know is decoded by FFmpeg, to its real end.
+
+    libsndfile ends every read at the length it declared at open, which for an MP3 without a LAME tag (FFmpeg's
+    to a pipe or with ``-write_xing 0``, ``lame -t``) is mpg123's estimate from the first frames' bitrate: a VBR
+    file was cut at 70% of its audio without a word. Such a file's frames are walked (bounded memory, about a
+    microsecond a frame): its length is then exact, the samples of all its whole frames, which is what FFmpeg
+    decodes of it. A LAME tag whose delay and padding exceed its frames (a negative length) is a tag that lies:
+    FFmpeg decodes the file, its length an estimate until the end. A file damaged in the middle stays with
+    libsndfile's reader, which raises CorruptAudioError at the damage."""
+    try:
+        tagged = _has_lame_tag(_peek(source, 1 << 16))
+    except (OSError, AttributeError, ValueError):
+        return decoder
+    lying = tagged and decoder.frames <= 0
+    if tagged and not lying:
+        return decoder
+    try:
+        samples, damaged, cut = _walk_mp3(source)
+    except (OSError, ValueError, AttributeError):
+        return decoder
+    if damaged or (samples == 0 and not lying):
+        return decoder
+    decoder.close()
+    if hasattr(source, "seek"):
+        source.seek(0)
+    replacement = AvDecoder(source, name)
+    if lying:
+        replacement.frames, replacement.exact = max(0, samples), False
+    else:
+        replacement.frames, replacement.exact = samples, True
+    if cut:
+        warn_truncated(replacement, samples, "its last frame is cut short")
+    return replacement
+
+
+def _faster(decoder: SoundfileDecoder, source: Any, name: str = "") -> Decoder:
+    """A faster or a more complete reader of the same file in place of ``decoder`` where there is one (see
+    io/wav.py; MP3s of unknown length)."""
+    if decoder.format_name == "MP3":
+        return _mp3_of_unknown_length(decoder, source, name)
+    if decoder.format_name == "W64" and decoder.subtype in ("PCM_32", "PCM_64"):
+        try:
+            floats = _w64_extensible_float(_peek(source, 4096))
+        except (OSError, AttributeError, ValueError):
+            floats = False
+        if floats:  # libsndfile reads a W64's WAVE_FORMAT_EXTENSIBLE float samples as integers (FFmpeg's W64)
+            decoder.close()
+            if hasattr(source, "seek"):
+                source.seek(0)
+            return AvDecoder(source, name)
     if decoder.format_name in ("WAV", "WAVEX", "RF64"):
-        from .wav import PcmWavDecoder  # imported when first needed, as every codec here
+        from .wav import PcmWavDecoder
 
         return PcmWavDecoder.replace(decoder, source)
     return decoder
@@ -39,7 +116,7 @@ def open_decoder(source: Any, name: str, seekable: bool = True) -> Decoder:
     errors = []
     if seekable:
         try:
-            return _faster(SoundfileDecoder(source, name), source)
+            return _faster(SoundfileDecoder(source, name), source, name)
         except UnsupportedFormatError as exc:
             errors.append(str(exc))
             if hasattr(source, "seek"):
@@ -58,6 +135,8 @@ def open_decoder(source: Any, name: str, seekable: bool = True) -> Decoder:
 def open_encoder(target: Any, settings: Any, samplerate: int, num_channels: int) -> Encoder:
     """The encoder for ``settings.format`` writing to ``target``: PyAV for M4A, LAME for MP3, our own WAV writer
     where it applies, libsndfile for the rest."""
+    if settings.format == "aac":  # ADTS: no index, so any stream takes it
+        return AvEncoder(target, settings, samplerate, num_channels, container="adts")
     if settings.format == "m4a":
         if not isinstance(target, str) and not seekable_target(target):
             raise UnsupportedFormatError(

@@ -100,6 +100,16 @@ def _frame_header(data: bytes, at: int) -> tuple[int, int] | None:
     return number, length
 
 
+def frame_numbers(data: bytes) -> list[int]:
+    """The frame numbers of the fixed-blocksize frame headers found in ``data`` (each checked by its CRC-8)."""
+    view = np.frombuffer(data, np.uint8)
+    if view.size < 2:
+        return []
+    candidates = np.flatnonzero((view[:-1] == 0xFF) & (view[1:] == 0xF8))
+    found = (_frame_header(data, at) for at in candidates.tolist())
+    return [header[0] for header in found if header is not None]
+
+
 def _frame_offsets(read_at: ReadAt, start: int, size: int, frames: int) -> list[int] | None:
     """The offsets of the ``frames`` frames of a fixed-blocksize stream whose audio is ``[start, size)``."""
     offsets: list[int] = []

@@ -29,7 +29,7 @@ WRITE_EXTENSIONS: dict[str, str] = {
     ".mp3": "mp3",
     ".m4a": "m4a",
     ".mp4": "m4a",
-    ".aac": "m4a",
+    ".aac": "aac",  # raw AAC in ADTS frames, as FFmpeg writes a .aac (streamable: pipes take it)
 }
 
 READ_EXTENSIONS = sorted(
@@ -41,7 +41,7 @@ READ_EXTENSIONS = sorted(
 #: (.bwf, .aifc), and two containers only read (.caf, .w64)
 AUDIO_EXTENSIONS = frozenset((set(WRITE_EXTENSIONS) - {".bwf", ".aifc"}) | {".caf", ".w64"})
 #: formats written lossily: no bit depth of their own
-LOSSY_FORMATS = frozenset({"mp3", "ogg", "opus", "m4a"})
+LOSSY_FORMATS = frozenset({"mp3", "ogg", "opus", "m4a", "aac"})
 _BITS = {"int8": 8, "int16": 16, "int24": 24, "int32": 32, "float32": 32, "float64": 32}
 
 MP3_RATES = (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000)
@@ -54,7 +54,7 @@ FLAC_NAMES = {0: "0 (Fastest)", 5: "5 (Default)", 8: "8 (Highest quality)"}
 
 
 #: the only sample rates some formats can store (the others take any rate)
-RATES_OF_FORMAT = {"opus": OPUS_RATES, "mp3": MP3_RATES, "m4a": AAC_RATES}
+RATES_OF_FORMAT = {"opus": OPUS_RATES, "mp3": MP3_RATES, "m4a": AAC_RATES, "aac": AAC_RATES}
 
 
 def default_bit_depth(file_dtype: str, out_path: str | os.PathLike[str]) -> int:
@@ -187,6 +187,8 @@ def settings(format: str, bit_depth: int, quality: Any, samplerate: int, num_cha
         return _opus_settings(quality, samplerate)
     if format == "mp3":  # pedalboard reports int16 whatever the bit depth
         return replace(_mp3_settings(quality, samplerate, num_channels), reported_dtype="int16")
+    if format == "aac":
+        return replace(_aac_settings(quality, samplerate, num_channels), format="aac")
     if format == "m4a":
         return _aac_settings(quality, samplerate, num_channels)
     raise UnsupportedFormatError(f"Unknown format {format!r}.")

@@ -8,6 +8,8 @@ word. :func:`audio_resumes_after_damage` tells the two apart from the bytes alon
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 #: kbit/s by bitrate index: MPEG-1 Layer III, and MPEG-2/2.5 Layer III
 _KBPS_V1 = (0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320)
 _KBPS_V2 = (0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160)
@@ -91,3 +93,79 @@ def audio_resumes_after_damage(data: bytes) -> bool:
         if at >= len(data):
             return False  # the chain runs to the end: nothing is damaged
     return _next_chain(data, at) >= 0
+
+
+def samples_per_frame(data: bytes, at: int) -> int:
+    """Samples per channel in the Layer III frame at ``at``: 1152 for MPEG-1, 576 for MPEG-2 and 2.5."""
+    return 1152 if (data[at + 1] >> 3) & 3 == 3 else 576
+
+
+class _Bytes:
+    """A window on a stream read front to back: ``ensure(at, need)`` drops what is before ``at`` (the returned
+    index replaces it) and reads until ``need`` bytes follow it, or the stream ends."""
+
+    def __init__(self, read: Callable[[int], bytes], block: int) -> None:
+        self._read = read
+        self._block = block
+        self.data = b""
+        self.eof = False
+
+    def ensure(self, at: int, need: int) -> int:
+        if len(self.data) - at >= need or self.eof:
+            return at
+        self.data = self.data[at:]
+        while len(self.data) < need and not self.eof:
+            chunk = self._read(self._block)
+            if not chunk:
+                self.eof = True
+            else:
+                self.data += bytes(chunk)
+        return 0
+
+
+LOOK = 16384  # bytes a chain is checked over before it counts (4 frames are at most 11.5 kB)
+
+
+def walk(read: Callable[[int], bytes], block: int = 1 << 20) -> tuple[int, bool, bool]:
+    """(samples, damaged, cut) of the MP3 whose bytes ``read(size)`` gives from its start, walked frame by frame in
+    bounded memory: the samples per channel of the chain of whole frames from the first chain to where it
+    breaks (what a decoder outputs when no LAME tag trims it), and whether a chain of frames resumes after the
+    break (damage in the middle, not junk after the last frame), and whether the last frame is cut short (a
+    truncated file)."""
+    window = _Bytes(read, block)
+    at = window.ensure(0, 10)
+    skip = _audio_start(window.data)
+    while skip > len(window.data) - at and not window.eof:  # a large ID3v2 tag
+        skip -= len(window.data) - at
+        at = window.ensure(len(window.data), block)
+    at += skip
+
+    def chain_from(at: int) -> tuple[int, int]:
+        """(window index of the next chain at or after ``at``, or -1; the index to use for ``at`` now)."""
+        while True:
+            at = window.ensure(at, LOOK)
+            found = _next_chain(window.data, at)
+            if found >= 0 and (found + LOOK <= len(window.data) or window.eof):
+                return found, at
+            if window.eof:
+                return -1, at
+            at = max(at, len(window.data) - LOOK)  # read on; keep enough to find a chain across the seam
+            at = window.ensure(at, len(window.data) - at + block)
+
+    at, _ = chain_from(at)
+    if at < 0:
+        return 0, False, False
+    samples = 0
+    while True:
+        at = window.ensure(at, 4096)
+        if at >= len(window.data):  # the end of the stream
+            return samples, False, False
+        length = frame_length(window.data, at)
+        if not length:
+            break
+        if at + length > len(window.data):  # the last frame, cut short: not decoded
+            return samples, False, True
+        samples += samples_per_frame(window.data, at)
+        at += length
+    found, _ = chain_from(at)
+    return samples, found >= 0, False

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from .reader import AudioReader
+
 __all__ = ["ENCODINGS", "RawFormat", "RawReader", "RawWriter", "parse_encoding"]
 
 #: SoX's encoding names, with the short forms SoX also takes
@@ -121,7 +123,7 @@ class RawFormat:
         return np.ascontiguousarray(ints, f"<i{self.bits // 8}").tobytes()
 
 
-class RawReader:
+class RawReader(AudioReader):
     """A raw PCM byte stream (a pipe or a file opened in binary mode) with the reader API, front to back.
 
     ``frames`` counts what has been read until the end is reached (then ``exact_duration_known`` is True).
@@ -138,10 +140,6 @@ class RawReader:
         self.exact_duration_known = False
         self.closed = False
         self._carry = b""
-
-    @property
-    def duration(self) -> float:
-        return self.frames / float(self.samplerate)
 
     def read(self, num_frames: int) -> np.ndarray:
         size = self._layout.frame_bytes
@@ -177,22 +175,6 @@ class RawReader:
 
     def close(self) -> None:
         self.closed = True
-
-    def __enter__(self) -> RawReader:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def resampled_to(self, rate: float, quality: Any = None) -> Any:
-        from .channels import WrappedReader
-
-        return WrappedReader.resampled_to(self, rate, quality)  # type: ignore[arg-type]
-
-    def with_channels(self, num_channels: int) -> Any:
-        from .channels import WrappedReader
-
-        return WrappedReader.with_channels(self, num_channels)  # type: ignore[arg-type]
 
 
 class RawWriter:

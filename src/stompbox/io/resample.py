@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 import soxr
 
-from .channels import WrappedReader, check_num_frames
+from .channels import WrappedReader
 from .quality import SOXR_RECIPE, Quality, coerce_quality
+from .reader import check_num_frames
 from .stream_resampler import _filter_delay, check_sample_rate, nice_rate
 
 __all__ = ["ResampledReadableAudioFile", "resampled_length"]

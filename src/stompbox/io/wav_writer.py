@@ -68,7 +68,8 @@ class WavEncoder(Encoder):
             return True
         from .backends import seekable_target
 
-        return type(target) is io.BytesIO or not seekable_target(target)
+        plain = (io.BytesIO, io.BufferedWriter, io.BufferedRandom, io.FileIO)  # Python's own files (standard output)
+        return type(target) in plain or not seekable_target(target)
 
     def __init__(self, target: Any, subtype: str, samplerate: int, num_channels: int) -> None:
         if num_channels > MAX_CHANNELS:
@@ -111,6 +112,8 @@ class WavEncoder(Encoder):
         if extensible:
             sub_format = struct.pack("<H", 3 if self._float else 1) + _GUID_TAIL
             fmt += struct.pack("<HHI", 22, bits, _CHANNEL_MASKS.get(channels, 0)) + sub_format
+        elif self._float:  # WAVEFORMATEX: a format other than PCM has cbSize, here 0 (libsndfile leaves it out)
+            fmt += struct.pack("<H", 0)
         chunks = [b"fmt " + struct.pack("<I", len(fmt)) + fmt]
         if self._float or extensible:
             chunks.append(b"fact" + struct.pack("<II", 4, min(self._frames, _LIMIT)))
