@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal, overload
 
 import numpy as np
 
-from .._base import jit
+from .._base import atomic, jit
 from .._base.atomic import AtomicWrite
 from .._base.channels import layout_name
 from .._base.errors import LayoutError
@@ -203,6 +203,10 @@ class AudioFile(metaclass=_AudioFileMeta):
         16, 24 or 48 kHz only (other rates raise ``ValueError``: resample first, e.g. with ``resampled_to``).
     format : str, optional
         Output format (``"wav"``, ``".mp3"``, ...) when it cannot be taken from the file name.
+    tags : dict, optional
+        Tags written into the file when it is closed (``{"title": ..., "artist": ..., "cover": b"..."}``; see
+        :attr:`ReadableAudioFile.tags`). MP3, FLAC, Ogg Vorbis, Opus, M4A and WAV take them; a file-like
+        target must then be readable and seekable.
     """
 
     if TYPE_CHECKING:  # what AudioFile(...) returns, for type checkers (the metaclass builds it)
@@ -238,6 +242,7 @@ class AudioFile(metaclass=_AudioFileMeta):
         quality: Any = None,
         format: str | None = None,
         codec_options: dict[Any, Any] | None = None,
+        tags: dict[str, Any] | None = None,
     ) -> ReadableAudioFile | WriteableAudioFile:
         if not isinstance(mode, str) or mode not in ("r", "w"):
             raise TypeError(MODE_ERROR)
@@ -245,7 +250,9 @@ class AudioFile(metaclass=_AudioFileMeta):
             return ReadableAudioFile(path_or_file)
         if samplerate is None:
             raise TypeError("Opening an audio file for writing requires samplerate and num_channels arguments.")
-        return WriteableAudioFile(path_or_file, samplerate, num_channels, bit_depth, quality, format, codec_options)
+        return WriteableAudioFile(
+            path_or_file, samplerate, num_channels, bit_depth, quality, format, codec_options, tags=tags
+        )
 
     @staticmethod
     def encode(
@@ -320,6 +327,8 @@ class ReadableAudioFile(AudioFile, AudioReader):
             name = name if isinstance(name, str) else None
             source, seekable = self._check_file_like(file)
         self._name = name
+        self._source = source if seekable else None  # for the tags, read when first asked for
+        self._tags: dict[str, Any] | None = None
         self._decoder: Decoder = open_decoder(source, name or repr(file), seekable)
         self._seekable = seekable
         self._closed = False
@@ -405,6 +414,21 @@ class ReadableAudioFile(AudioFile, AudioReader):
         order (Vorbis and Opus put the centre second and the LFE last)."""
         layout = self._decoder.channel_layout
         return layout if layout else layout_name(0, self.num_channels)
+
+    @property
+    def tags(self) -> dict[str, Any]:
+        """The file's tags as a new dict: ``"title"``, ``"artist"``, ``"album"``, ``"track"``, ``"date"``,
+        ``"comment"`` (strings) and ``"cover"`` (the cover image's bytes), those the file has. Read from ID3v2
+        (MP3), Vorbis comments and pictures (FLAC, Ogg Vorbis, Opus), MP4 ``ilst`` atoms (M4A) and WAV's
+        ``LIST``/``INFO`` chunk (see :mod:`stompbox.io.tags`); ``{}`` for other formats and non-seekable
+        streams. Pass them to a writer to keep them: ``AudioFile(out, "w", ..., tags=f.tags)``."""
+        with self._lock:
+            self._check_open()
+            if self._tags is None:
+                from .tags import read_tags
+
+                self._tags = {} if self._source is None else read_tags(self._source, self._decoder.format_name)
+            return dict(self._tags)
 
     @property
     def format(self) -> str:
@@ -510,6 +534,17 @@ class ReadableAudioFile(AudioFile, AudioReader):
 INT_SCALE = {np.dtype(np.int8): 128.0, np.dtype(np.int16): 32768.0, np.dtype(np.int32): 2147483648.0}
 
 
+_TAGS_NEED_A_SEEKABLE_FILE = "Tags are written into the finished file: the file-like must be readable and seekable."
+
+
+def _rewritable(file: Any) -> bool:
+    """Whether a file-like target can be read back and rewritten (as tags are written into a finished file)."""
+    try:
+        return bool(file.seekable()) and bool(getattr(file, "readable", lambda: True)()) and hasattr(file, "read")
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
 class WriteableAudioFile(AudioFile):
     """An audio file opened for writing. Writing to a path is atomic: the data goes to a temporary file in the
     same folder, renamed into place by a clean ``close()``; if an exception leaves a ``with`` block, or a write
@@ -527,6 +562,7 @@ class WriteableAudioFile(AudioFile):
         quality: Any = None,
         format: str | None = None,
         codec_options: dict[Any, Any] | None = None,
+        tags: dict[str, Any] | None = None,
     ) -> None:
         self._closed = True
         self._atomic: AtomicWrite | None = None
@@ -563,6 +599,20 @@ class WriteableAudioFile(AudioFile):
                 )
             key = formats.format_for_extension(os.path.splitext(name)[1])
         formats.check_codec_options(key, codec_options)
+        from .tags import check_tags, taggable
+
+        self._tags = check_tags(tags)
+        if self._tags and not taggable(key):
+            raise ValueError(f"{key.upper()} files cannot carry tags in stompbox (MP3, FLAC, Ogg, Opus, M4A, WAV can).")
+        self._format_key = key
+        self._origin = 0  # where a file-like target's file starts (tags are written into it from there)
+        if path is None:
+            if self._tags and not _rewritable(file):
+                raise ValueError(_TAGS_NEED_A_SEEKABLE_FILE)
+            try:
+                self._origin = int(file.tell())
+            except (AttributeError, OSError, ValueError, TypeError):
+                self._origin = 0
         depth = 32 if bit_depth == "int32" else bit_depth
         if isinstance(depth, bool) or not isinstance(depth, numbers.Integral):
             raise TypeError(f"bit_depth must be an integer (got {bit_depth!r}).")
@@ -582,15 +632,17 @@ class WriteableAudioFile(AudioFile):
         target: Any = file
         if path is not None:
             try:
-                self._atomic = AtomicWrite(path)
+                self._atomic = AtomicWrite(path, create=False)
             except IsADirectoryError:
                 raise NotAnAudioFileError(f"Cannot write {path}: it is a directory.") from None
             except FileNotFoundError as exc:
                 raise AudioFileNotFoundError(f"{exc.strerror}.") from None
             except OSError as exc:
                 raise self._write_error(exc) from None
-            target = self._atomic.target
         try:
+            if self._atomic is not None:
+                self._atomic.create()
+                target = self._atomic.target
             self._encoder: Encoder = open_encoder(target, settings, rate, channels)
         except OSError as exc:
             self._discard()
@@ -622,6 +674,26 @@ class WriteableAudioFile(AudioFile):
         """The sample type written: ``"int16"``, ``"int24"``, ``"float32"``... (for MP3 and Vorbis, what pedalboard
         reports: ``"int16"``, and the requested bit depth, though the codecs store neither)."""
         return self._settings.reported_dtype or self._settings.file_dtype
+
+    @property
+    def tags(self) -> dict[str, Any]:
+        """The tags written into the file when it is closed (see :attr:`ReadableAudioFile.tags`); assign a
+        mapping to replace them before ``close()``."""
+        return dict(self._tags)
+
+    @tags.setter
+    def tags(self, tags: dict[str, Any] | None) -> None:
+        from .tags import check_tags, taggable
+
+        clean = check_tags(tags)
+        if clean and not taggable(self._format_key):
+            raise ValueError(f"{self._format_key.upper()} files cannot carry tags in stompbox.")
+        if clean and self._path is None and not _rewritable(self._file):
+            raise ValueError("Tags are written into the finished file: a file-like target must be readable, seekable.")
+        with self._lock:
+            if self._closed:
+                raise ClosedFileError()
+            self._tags = clean
 
     @property
     def quality(self) -> str | None:
@@ -771,6 +843,11 @@ class WriteableAudioFile(AudioFile):
             self._closed = True
             try:
                 self._encoder.close()
+                if self._tags:
+                    from .tags import write_tags
+
+                    target = self._atomic.target if self._atomic is not None else self._file
+                    write_tags(target, self._format_key, self._tags, self._origin)
                 if self._atomic is not None:
                     self._atomic.commit(_release)
             except OSError as exc:
@@ -809,7 +886,7 @@ class WriteableAudioFile(AudioFile):
         or ``discard`` (then the earlier file stays and the temporary file goes)."""
         if getattr(self, "_closed", True) or getattr(self, "_pid", None) != os.getpid():
             return
-        if discard or self._failed:
+        if discard or self._failed or not atomic.finish_dropped_writers:
             self._abort()
         else:
             self.close()
