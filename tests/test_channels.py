@@ -6,49 +6,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import _contract
 import stompbox as sb
 from _audio import music
 
-SR = 44100
-_IR = (np.random.default_rng(0).standard_normal(600) * np.exp(-np.arange(600) / 100)).astype(np.float32)
-
-PER_CHANNEL = {
-    "Gain": lambda: sb.Gain(-3),
-    "Invert": sb.Invert,
-    "Clipping": sb.Clipping,
-    "Distortion": sb.Distortion,
-    "Bitcrush": sb.Bitcrush,
-    "LowpassFilter": lambda: sb.LowpassFilter(1000),
-    "HighpassFilter": sb.HighpassFilter,
-    "LowShelfFilter": lambda: sb.LowShelfFilter(200, 6),
-    "HighShelfFilter": lambda: sb.HighShelfFilter(4000, -6),
-    "PeakFilter": lambda: sb.PeakFilter(1000, 6, 2),
-    "LadderFilter": lambda: sb.LadderFilter(cutoff_hz=800, resonance=0.5, drive=2),
-    "Delay": lambda: sb.Delay(0.01, 0.4),
-    "Compressor": lambda: sb.Compressor(-20, 4),
-    "Limiter": sb.Limiter,
-    "NoiseGate": lambda: sb.NoiseGate(-30),
-    "Chorus": sb.Chorus,
-    "Phaser": sb.Phaser,
-    "Convolution": lambda: sb.Convolution(_IR, sample_rate=SR),
-    "Resample": lambda: sb.Resample(8000),
-    "AutomatedPeak": lambda: sb.PeakFilter(cutoff_frequency_hz=[(0, 200.0), (0.2, 3000.0)], gain_db=6),
-}
+SR = _contract.SR
+# every effect the registry knows (tests/_contract.py): each channel alone, or each stereo pair alone for the
+# PairedChannels effects; the two that link their channels by design are tested below
+PER_CHANNEL = [name for name in _contract.subjects() if _contract.per_channel(name)]
+PAIRWISE = [name for name in _contract.subjects() if _contract.pairwise(name)]
+AUTOMATED = [name for name in PER_CHANNEL if _contract.automatable(name)]
 
 
-def _pairs_reverb():
-    r = sb.Reverb()
-    r.channel_pairs = True
-    return r
-
-
-def _pairs_mp3():
-    m = sb.MP3Compressor()
-    m.channel_pairs = True
-    return m
-
-
-PAIRWISE = {"Reverb": _pairs_reverb, "MP3Compressor": _pairs_mp3, "GSMFullRateCompressor": sb.GSMFullRateCompressor}
+def _pairs(name: str) -> sb.Plugin:
+    plugin = _contract.make(name)
+    plugin.channel_pairs = True
+    return plugin
 
 
 def _alone(make, audio):
@@ -56,22 +29,32 @@ def _alone(make, audio):
 
 
 @pytest.mark.parametrize("channels", [1, 2, 6, 32])
-@pytest.mark.parametrize("name", sorted(PER_CHANNEL))
+@pytest.mark.parametrize("name", PER_CHANNEL)
 def test_each_channel_is_processed_alone(name, channels):
     x = music(0.2, SR, channels=32)[:channels]
-    make = PER_CHANNEL[name]
+    make = lambda: _contract.make(name)  # noqa: E731
     y = make().process(x, SR, layout="channels-first", buffer_size=1000)
     assert y.shape == x.shape
     for c in range(channels):
         np.testing.assert_allclose(y[c], _alone(make, x[c : c + 1])[0], atol=1e-6)
 
 
+@pytest.mark.parametrize("channels", [2, 6])
+@pytest.mark.parametrize("name", AUTOMATED)
+def test_each_channel_is_processed_alone_under_automation(name, channels):
+    x = music(0.2, SR, channels=6)[:channels]
+    make = lambda: _contract.automated(name)  # noqa: E731
+    y = make().process(x, SR, layout="channels-first", buffer_size=1000)
+    for c in range(channels):
+        np.testing.assert_allclose(y[c], _alone(make, x[c : c + 1])[0], atol=1e-6)
+
+
 @pytest.mark.parametrize("channels", [1, 2, 6, 7])
-@pytest.mark.parametrize("name", sorted(PAIRWISE))
+@pytest.mark.parametrize("name", PAIRWISE)
 def test_pairwise_effects_process_each_pair_alone(name, channels):
     seconds = 0.5 if "MP3" in name else 0.2
     x = music(seconds, SR, channels=8)[:channels]
-    make = PAIRWISE[name]
+    make = lambda: _pairs(name)  # noqa: E731
     y = make().process(x, SR, layout="channels-first")
     assert y.shape == x.shape
     for first in range(0, channels, 2):
@@ -81,7 +64,7 @@ def test_pairwise_effects_process_each_pair_alone(name, channels):
 
 def test_pairwise_effects_on_32_channels():
     x = music(0.1, SR, channels=32)
-    y = _pairs_reverb().process(x, SR, layout="channels-first")
+    y = sb.Reverb().process(x, SR, layout="channels-first")  # pairs by default
     np.testing.assert_allclose(y[30:32], sb.Reverb().process(x[30:32], SR), atol=1e-6)
     np.testing.assert_allclose(y[:2], sb.Reverb().process(x[:2], SR), atol=1e-6)
 

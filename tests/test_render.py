@@ -258,8 +258,12 @@ def test_effects_listing(capsys):
     delay = {p["name"]: p for p in by_name["Delay"]["parameters"]}
     assert delay["delay_seconds"] == {
         "name": "delay_seconds", "type": "float", "default": 0.5, "minimum": 0.0, "maximum": 30.0,
-        "range": "[0, 30] s", "unit": "s", "doc": delay["delay_seconds"]["doc"],
+        "range": "[0, 30] s", "unit": "s", "automation": "per sample", "doc": delay["delay_seconds"]["doc"],
     }  # fmt: skip
+    assert {p["name"]: p["automation"] for p in by_name["Limiter"]["parameters"]} == {
+        "threshold_db": "per block", "release_ms": "per block"
+    }  # fmt: skip
+    assert "delay time (automatable per sample)" in text
     for effect in listing:  # every listed default is accepted back by the grammar
         cls = stompbox.cli.grammar.find_effect(effect["name"])
         for p in cls.parameter_specs().values():

@@ -15,18 +15,9 @@ from .effects.pipeline_plugin import PipelinePlugin
 
 
 class AddLatency(Plugin):
-    """A pure delay of ``samples`` samples that reports it as latency, so ``process`` gives the input back.
-
-    Parameters
-    ----------
-    samples : int
-        Latency in samples (>= 0, default 44100).
-    """
+    """A pure delay of ``samples`` samples that reports it as latency, so ``process`` gives the input back."""
 
     samples = Param(44100, minimum=0, kind=int, unit="samples", doc="delay reported as latency")
-
-    def __init__(self, samples: int = 44100) -> None:
-        super().__init__(samples=samples)
 
     @property
     def latency_samples(self) -> int:
@@ -53,11 +44,6 @@ class FixedSizeBlockTestPlugin(PipelinePlugin):
     Input is collected into fixed blocks (:class:`stompbox.effects.resample.FixedBlockAdapter`), which costs
     ``expected_block_size - 1`` samples of latency; ``process`` compensates it, so the output equals the input
     for any ``buffer_size``.
-
-    Parameters
-    ----------
-    expected_block_size : int
-        Block size seen by the inner processing (>= 1, default 160).
     """
 
     expected_block_size = Param(160, minimum=1, kind=int, unit="samples", doc="inner block size")
@@ -82,13 +68,8 @@ class FixedSizeBlockTestPlugin(PipelinePlugin):
         self._pipeline = AlignedPipeline([stage], self._channels)
 
 
-class ForceMonoTestPlugin(Plugin):
+class ForceMonoTestPlugin(Plugin, stateful=False):
     """Replace every channel by the mean of all channels (mono input is unchanged)."""
-
-    _stateful = False
-
-    def __init__(self) -> None:
-        super().__init__()
 
     def _process(self, block: np.ndarray) -> np.ndarray:
         if block.shape[0] > 1:
@@ -134,8 +115,6 @@ def _resample_with_latency() -> type:
         ----------
         target_sample_rate : float
             As for ``Resample`` (default 8000 Hz).
-        internal_latency : int
-            Extra delay in samples at the input rate (>= 0, default 1024).
         quality : Resample.Quality
             As for ``Resample`` (default ``WindowedSinc32``).
         """

@@ -13,11 +13,10 @@ from .core import serial
 from .core.plugin import Plugin
 
 
-class PluginContainer(Plugin):
+class PluginContainer(Plugin, stateful=False):  # children recover from non-finite input themselves
     """A plugin holding an ordered, mutable list of plugins (``None`` entries pass audio through)."""
 
     _abstract = True
-    _stateful = False  # children recover themselves (see Plugin._step)
 
     @property
     def _block_invariant(self) -> bool:  # type: ignore[override]
@@ -102,7 +101,7 @@ class PluginContainer(Plugin):
 
     # ------------------------------------------------------------------ engine
     def _structure_changed(self) -> None:
-        self._format = None  # children may be new: prepare again on the next call
+        self._forget_format()  # children may be new: prepare again on the next call
 
     def _children(self) -> list[Plugin]:
         return [p for p in self._plugins if p is not None]
@@ -113,14 +112,13 @@ class PluginContainer(Plugin):
         around plugins that are mid-stream continues that stream)."""
         if self._format == (sample_rate, num_channels):
             return False
-        self._format = (sample_rate, num_channels)
+        self._adopt_format(sample_rate, num_channels)
         changed = self._prepare_children(sample_rate, num_channels)
         if any(changed):
             self._reset_all()
             return True
         self._reset_own()
-        self._withheld = 0
-        self._latency_seen = self.latency_samples
+        self._join_stream()
         return False
 
     def _prepare_children(self, sample_rate: float, num_channels: int) -> list[bool]:

@@ -22,6 +22,7 @@ from .core.serial import (
     plugin_class,
     resolve_reference,
     save,
+    schema,
     to_dict,
 )
 
@@ -37,5 +38,6 @@ __all__ = [
     "plugin_class",
     "resolve_reference",
     "save",
+    "schema",
     "to_dict",
 ]

@@ -42,7 +42,7 @@ def _index_list(values: Any, what: str, allow_none: bool) -> list[Any]:
     return out
 
 
-class ChannelMap(Plugin):
+class ChannelMap(Plugin, block_invariant=True, stateful=False):
     """Re-order, pick, duplicate or drop channels: output channel ``i`` is input channel ``mapping[i]``.
 
     Parameters
@@ -51,10 +51,6 @@ class ChannelMap(Plugin):
         For each output channel, the input channel it copies (0-based), or ``None`` for a silent channel.
         The output has ``len(mapping)`` channels. Indices must exist in the input (``ValueError`` otherwise).
     """
-
-    _block_invariant = True
-
-    _stateful = False
 
     def __init__(self, mapping: Sequence[int | None]) -> None:
         super().__init__()
@@ -94,7 +90,7 @@ class ChannelMap(Plugin):
         return f" mapping={self._mapping}"
 
 
-class ChannelMatrix(Plugin):
+class ChannelMatrix(Plugin, block_invariant=True, stateful=False):
     """Mix channels with a matrix of gains: ``out[i] = sum_j matrix[i][j] * in[j]``.
 
     Parameters
@@ -103,10 +99,6 @@ class ChannelMatrix(Plugin):
         ``(output_channels, input_channels)`` linear gains (finite). ``[[0.5, 0.5]]`` averages a stereo pair
         to mono; ``[[1, 0, 0.707], [0, 1, 0.707]]`` folds a centre channel into left and right.
     """
-
-    _block_invariant = True
-
-    _stateful = False
 
     def __init__(self, matrix: Any) -> None:
         super().__init__()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from _audio import SR, music, process_in_blocks
+from _audio import SR, music
 from stompbox import Bitcrush, Clipping, Distortion, Gain, Invert
 
 
@@ -66,13 +66,6 @@ def test_bitcrush_quantises_without_clamping(bits):
 def test_bitcrush_range(bits):
     with pytest.raises(ValueError, match="Bit depth must be between 0 and 32 bits"):
         Bitcrush(bits)
-
-
-@pytest.mark.parametrize("plugin", [Gain(-3), Invert(), Clipping(-3), Distortion(20), Bitcrush(5)], ids=repr)
-@pytest.mark.parametrize("block", [1, 7, 512, 8192])
-def test_block_invariance(plugin, block):
-    x = music(0.2 if block > 1 else 0.02)
-    np.testing.assert_allclose(process_in_blocks(plugin, x, SR, block), plugin(x, SR), atol=1e-6)
 
 
 def _layouts(x: np.ndarray) -> dict[str, np.ndarray]:

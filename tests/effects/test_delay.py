@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from _audio import SR, music, process_in_blocks
+from _audio import SR, music
 from stompbox import Delay
 
 
@@ -64,13 +64,6 @@ def test_mix_zero_is_dry_and_feedback_one_does_not_decay():
     y = Delay(0.01, 1.0, 1.0)(x, SR)
     d = samples(0.01)
     np.testing.assert_allclose(y[d::d], 1.0)
-
-
-@pytest.mark.parametrize("block", [1, 7, 512, 8192])
-def test_block_invariance(block):
-    x = music(0.05 if block == 1 else 1.0)
-    delay = Delay(0.0123 if block > 1 else 0.001, 0.7, 0.6)
-    np.testing.assert_allclose(process_in_blocks(delay, x, SR, block), delay(x, SR), atol=1e-6)
 
 
 def test_tail_continues_with_reset_false_and_reset_clears_it():

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from _audio import SR, music, process_in_blocks, rms
+from _audio import SR, music, rms
 from stompbox import Compressor, Limiter, NoiseGate
 
 
@@ -161,16 +161,6 @@ def test_limiter_makeup_gain_ramps_over_one_millisecond_when_threshold_changes()
 
 
 # ---------------------------------------------------------------- shared behaviour
-
-
-@pytest.mark.parametrize(
-    "make", [lambda: Compressor(-25, 6, 2, 80), lambda: Limiter(-12, 60), lambda: NoiseGate(-35, 8, 2, 50)]
-)
-@pytest.mark.parametrize("block", [1, 7, 512, 8192])
-def test_block_invariance(make, block):
-    x = music(0.05 if block == 1 else 1.0)
-    plugin = make()
-    np.testing.assert_allclose(process_in_blocks(plugin, x, SR, block), plugin(x, SR), atol=1e-6)
 
 
 @pytest.mark.parametrize("make", [lambda: Compressor(-25, 6), lambda: Limiter(-12), lambda: NoiseGate(-35, 8)])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from _audio import SR, music, noise, process_in_blocks, rms, sine
+from _audio import SR, music, noise, rms, sine
 from stompbox import Chorus, Phaser
 
 
@@ -64,15 +64,6 @@ def test_phaser_notch_at_centre_frequency(centre):
     # an octave away the notch is gone
     off = sine(centre * 2, 0.5)
     assert rms(Phaser(depth=0.0, centre_frequency_hz=centre, mix=0.5)(off, SR)[:, SR // 10 :]) > 0.3 * rms(off)
-
-
-@pytest.mark.parametrize("cls", [Chorus, Phaser])
-@pytest.mark.parametrize("block", [1, 7, 512, 8192])
-def test_block_size_invariance(cls, block):
-    x = music(0.15 if block == 1 else 0.5)
-    plugin = cls(rate_hz=2.0, feedback=0.4, mix=0.7)
-    whole = plugin(x, SR)
-    np.testing.assert_allclose(process_in_blocks(plugin, x, SR, block), whole, atol=1e-6)
 
 
 @pytest.mark.parametrize("cls", [Chorus, Phaser])

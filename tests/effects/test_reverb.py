@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from _audio import SR, music, noise, process_in_blocks, rms
+from _audio import SR, music, noise, rms
 from stompbox import Reverb
 
 
@@ -70,14 +70,6 @@ def test_tail_continues_with_reset_false():
     assert np.max(np.abs(tail)) > 0.25  # pedalboard's own test expects this
     reverb.reset()
     assert np.all(reverb(np.zeros((2, SR // 10), np.float32), SR) == 0.0)
-
-
-@pytest.mark.parametrize("block", [1, 7, 512, 8192])
-@pytest.mark.parametrize("channels", [1, 2])
-def test_block_size_invariance(block, channels):
-    x = music(0.15 if block == 1 else 0.5, channels=channels)
-    whole = Reverb(room_size=0.8)(x, SR)
-    np.testing.assert_allclose(process_in_blocks(Reverb(room_size=0.8), x, SR, block), whole, atol=1e-6)
 
 
 def test_parameter_change_ramps_over_ten_ms():

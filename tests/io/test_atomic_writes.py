@@ -191,3 +191,21 @@ def test_chain_files_are_written_by_the_same_rule(tmp_path: Path) -> None:
     path = tmp_path / "chain.json"
     Pedalboard([Gain(3.0)]).save(path)
     assert [p.name for p in tmp_path.iterdir()] == ["chain.json"] and not dead.exists()
+
+
+def test_raw_pcm_to_a_path_is_written_by_the_same_rule(tmp_path: Path) -> None:
+    """The command line's raw writer: the file appears on close; an exception leaves the earlier file."""
+    from stompbox.io.raw import RawFormat, RawWriter
+
+    path = tmp_path / "out.raw"
+    path.write_bytes(b"earlier")
+    layout = RawFormat(SR, 1, "signed-integer", 16)
+    with pytest.raises(RuntimeError):
+        with RawWriter(str(path), layout) as out:
+            out.write(np.zeros((1, 100), np.float32))
+            raise RuntimeError("boom")
+    assert path.read_bytes() == b"earlier" and [p.name for p in tmp_path.iterdir()] == ["out.raw"]
+    with RawWriter(str(path), layout) as out:
+        out.write(np.full((1, 100), 0.5, np.float32))
+    assert path.read_bytes() == np.full(100, 16384, "<i2").tobytes()
+    assert [p.name for p in tmp_path.iterdir()] == ["out.raw"]

@@ -1,6 +1,6 @@
 """``process()`` of every built-in effect under hostile arrays.
 
-Rules checked for each effect listed in ``stompbox.effects.EXPORTS``:
+Rules checked for each effect the registry knows (and the toy effect of tests/_toy_effect.py), at its defaults:
 
 - Memory layout never changes the result: Fortran-order, non-contiguous, read-only, float64, channels-last and
   memory-mapped inputs give exactly (bit for bit) the output of the same samples as a C-contiguous float32
@@ -14,41 +14,34 @@ Rules checked for each effect listed in ``stompbox.effects.EXPORTS``:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from stompbox import effects
+import _contract
+from stompbox.core import registry
 from stompbox.core.plugin import Plugin
 
 SR = 44100
 N = 4410  # 0.1 s
-IMPULSE = (np.random.default_rng(3).standard_normal(512) * np.exp(-np.arange(512) / 80.0) * 0.1).astype(np.float32)
 
 
-def _factories() -> dict[str, Callable[[], Plugin]]:
-    found: dict[str, Callable[[], Plugin]] = {}
-    for name in sorted(effects.EXPORTS):
-        cls = getattr(effects, name)
-        if not (isinstance(cls, type) and issubclass(cls, Plugin)) or cls._abstract:
-            continue  # time_stretch is a function; IIRFilter an abstract base
-        if name == "Convolution":
-            found[name] = lambda cls=cls: cls(IMPULSE, sample_rate=SR)
-        else:
-            found[name] = cls
-    return found
+def _defaults(name: str) -> Plugin:
+    """Every effect the registry knows, and the toy of tests/_toy_effect.py (tests/_contract.py), at its
+    defaults: what users start from."""
+    cls = _contract.subjects()[name]
+    return _contract.make(name, **{p: s.default for p, s in cls.parameter_specs().items()})
 
 
-FACTORIES = _factories()
+FACTORIES = {name: functools.partial(_defaults, name) for name in _contract.subjects()}
 NAMES = sorted(FACTORIES)
 
 
-def test_every_exported_plugin_is_covered() -> None:
-    plugins = [n for n in effects.EXPORTS if isinstance(getattr(effects, n), type)]
-    assert set(plugins) - set(NAMES) == {"IIRFilter"}
-    assert len(NAMES) >= 23
+def test_every_effect_is_covered() -> None:
+    assert set(NAMES) == set(registry.builtin_effects()) | {"ToyTremolo"}
+    assert len(NAMES) >= 24
 
 
 def _signal(channels: int = 2, n: int = N, seed: int = 0) -> np.ndarray:

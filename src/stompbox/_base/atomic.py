@@ -35,6 +35,10 @@ from collections.abc import Callable, Iterator
 
 #: Sync the file and its folder to the disk around the rename (see the streaming guide for what it costs).
 FSYNC = True
+#: Whether an audio writer dropped without ``close()`` finishes its file (pedalboard's rule, for scripts). The
+#: command line turns it off while a command runs: it closes every output it finishes, so a writer it drops was
+#: cut short by an exception or a signal on its way out, and finishing it would publish a truncated file.
+finish_dropped_writers = True
 #: the longest file name assumed when the folder cannot tell (``NAME_MAX`` of Linux, macOS and Windows)
 _NAME_MAX = 255
 _SUFFIX = ".partial"
@@ -197,7 +201,7 @@ class AtomicWrite:
         written file into it instead of replacing it.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], create: bool = True) -> None:
         self.path = os.fspath(path)
         self.temporary: str | None = None
         final = os.path.realpath(self.path) if os.path.islink(self.path) else self.path
@@ -218,26 +222,41 @@ class AtomicWrite:
                 errno.ENOENT, f"Cannot write {self.path}: the folder {folder} does not exist", self.path
             )
         self._folder = folder
+        self._replaced = info
+        if create:
+            self.create()
+
+    def create(self) -> None:
+        """Create the temporary file (empty); :attr:`target` names it. An exception (even ``KeyboardInterrupt``)
+        at any point leaves no file: its name is recorded before it exists, so :meth:`discard` finds it."""
+        folder = self._folder
         clean_stale(folder)
-        base = os.path.basename(final)
-        for _ in range(100):
-            temporary = os.path.join(folder, temporary_name(base, folder))
-            try:
-                handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-            except FileExistsError:
-                continue
-            except OSError as exc:
-                raise _with_path(exc, self.path) from None
-            break
-        else:  # pragma: no cover - 100 collisions of 32 random bits
-            raise FileExistsError(errno.EEXIST, f"Cannot create a temporary file beside {self.path}", self.path)
-        os.close(handle)
-        self.temporary = self.target = temporary
-        if (
-            info is not None and not self.in_place
-        ):  # the permissions of the file it replaces (else those of a new file: umask)
-            with contextlib.suppress(OSError):
-                os.chmod(temporary, info.st_mode & 0o7777)
+        base = os.path.basename(self.final)
+        try:
+            for _ in range(100):
+                self.temporary = os.path.join(folder, temporary_name(base, folder))
+                try:
+                    handle = os.open(
+                        self.temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666
+                    )
+                except FileExistsError:
+                    self.temporary = None  # someone else's: never to be removed
+                    continue
+                break
+            else:  # pragma: no cover - 100 collisions of 32 random bits
+                raise FileExistsError(errno.EEXIST, f"Cannot create a temporary file beside {self.path}", self.path)
+            os.close(handle)
+            self.target = self.temporary
+            info = self._replaced
+            if info is not None and not self.in_place:  # the permissions of the file it replaces (else umask's)
+                with contextlib.suppress(OSError):
+                    os.chmod(self.temporary, info.st_mode & 0o7777)
+        except OSError as exc:
+            self.discard()
+            raise _with_path(exc, self.path) from None
+        except BaseException:
+            self.discard()
+            raise
 
     def commit(self, release: Callable[[int], object] | None = None) -> None:
         """Publish the written file: sync it, rename it over the final name, sync the folder.

@@ -280,8 +280,10 @@ def open_output(path: str, args: argparse.Namespace, rate: int, channels: int, b
             layout = RawFormat(rate, channels, encoding, bits_given)
         except ValueError as error:
             raise CLIError(str(error), status=2) from error
-        stream = sys.stdout.buffer if path == STDIO else open(path, "wb")  # noqa: SIM115 - closed by the writer
-        return RawWriter(stream, layout)
+        try:
+            return RawWriter(sys.stdout.buffer if path == STDIO else path, layout)
+        except OSError as error:
+            raise CLIError(f"{path}: {error.strerror or error}") from error
     from ..io import AudioFile
 
     target: Any = sys.stdout.buffer if path == STDIO else path

@@ -134,11 +134,12 @@ def run(args: argparse.Namespace) -> int:
 def _describe(plugin: Any) -> str:
     """``Delay(delay_seconds=0.402, feedback=0.35, mix=0.3)``: the parameters that differ from defaults."""
     changed = []
-    for name, param in type(plugin)._params.items():
+    specs = type(plugin).parameter_specs()
+    for name, param in specs.items():
         value = getattr(plugin, name)
-        if value != param.coerce(param.default):
+        if value != param.default:
             changed.append(f"{name}={param.format(value)}")
-    if not changed and type(plugin)._params:  # show the main setting even at its default
-        name, param = next(iter(type(plugin)._params.items()))
+    if not changed and specs:  # show the main setting even at its default
+        name, param = next(iter(specs.items()))
         changed.append(f"{name}={param.format(getattr(plugin, name))}")
     return f"{type(plugin).__name__}({', '.join(changed)})"

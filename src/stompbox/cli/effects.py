@@ -1,4 +1,5 @@
-"""``stompbox effects [NAME ...]``: every built-in effect with its parameters, defaults, ranges and units."""
+"""``stompbox effects [NAME ...]``: every built-in effect with its parameters, defaults, ranges, units and
+automation, read from the public spec (:meth:`Plugin.parameter_specs`) and the registry."""
 
 from __future__ import annotations
 
@@ -60,8 +61,9 @@ def describe_effects(names: list[str] | None = None) -> list[dict[str, Any]]:
                 "default": _json_value(spec.default),
                 "minimum": spec.minimum,
                 "maximum": spec.maximum,
-                "range": cls._params[spec.name].range_text() if kind in (int, float) else None,
+                "range": spec.range,
                 "unit": spec.unit,
+                "automation": spec.automation,
                 "doc": spec.doc,
             }
             if issubclass(kind, enum.Enum):
@@ -80,6 +82,7 @@ def describe_effects(names: list[str] | None = None) -> list[dict[str, Any]]:
                     "maximum": None,
                     "range": None,
                     "unit": "",
+                    "automation": "",
                     "doc": _EXTRA_DOCS.get(name, "constructor argument"),
                 }
             )
@@ -114,7 +117,8 @@ def _text(entries: list[dict[str, Any]]) -> str:
                 valid = "true|false"
             else:
                 valid = p["unit"]
-            rows.append((setting, valid, p["doc"]))
+            doc = f"{p['doc']} (automatable {p['automation']})" if p.get("automation") else p["doc"]
+            rows.append((setting, valid, doc))
         width = max((len(r[0]) for r in rows), default=0)
         span = max((len(r[1]) for r in rows if len(r[1]) <= 24), default=0)
         for setting, valid, doc in rows:

@@ -101,14 +101,14 @@ def _constructor_extras(cls: type[Plugin]) -> dict[str, inspect.Parameter]:
         name: p
         for name, p in signature.parameters.items()
         if name != "self"
-        and name not in cls._params
+        and name not in cls.parameter_specs()
         and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
     }
 
 
 def valid_arguments(cls: type[Plugin]) -> list[str]:
     """The names ``PARAM=`` may take for ``cls``: declared parameters, then other constructor arguments."""
-    return [*cls._params, *_constructor_extras(cls)]
+    return [*cls.parameter_specs(), *_constructor_extras(cls)]
 
 
 def parse_value(cls: type[Plugin], name: str, text: str) -> Any:
@@ -116,7 +116,7 @@ def parse_value(cls: type[Plugin], name: str, text: str) -> Any:
 
     The range is not checked here: the plugin's own validation does that (with its own message).
     """
-    param = cls._params.get(name)
+    param = cls.parameter_specs().get(name)
     if param is None:
         return _parse_extra(cls, name, text)
     kind = param.kind
@@ -142,7 +142,7 @@ def parse_value(cls: type[Plugin], name: str, text: str) -> Any:
         number = float(text)
     except ValueError:
         unit = f" in {param.unit}" if param.unit else ""
-        raise GrammarError(f"{where} must be a number{unit} (got {text!r}); valid range {param.range_text()}") from None
+        raise GrammarError(f"{where} must be a number{unit} (got {text!r}); valid range {param.range}") from None
     if kind is int and number.is_integer():
         return int(number)
     return number
@@ -296,8 +296,8 @@ def to_tokens(plugins: Plugin | Iterable[Plugin | None]) -> list[str]:
         if any(p.default is inspect.Parameter.empty for p in _constructor_extras(type(plugin)).values()):
             raise ValueError(f"{name} has constructor arguments that are not parameters; use a chain file")
         tokens.append(name.lower())
-        for pname, param in type(plugin)._params.items():
+        for pname, param in type(plugin).parameter_specs().items():
             value = getattr(plugin, pname)
-            if value != param.coerce(param.default):
+            if value != param.default:
                 tokens.append(f"{pname}={_format(value)}")
     return tokens

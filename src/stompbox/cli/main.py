@@ -2,16 +2,19 @@
 
 Exit status: 0 on success, 2 for a usage error, 1 for any other error (one line on stderr, no traceback;
 ``--debug`` shows the traceback instead), 141 without a word when the reader of standard output goes away
-(``| head``), as for SoX.
+(``| head``), as for SoX. SIGINT (Ctrl-C), SIGTERM and SIGHUP stop a command cleanly (an unfinished output is
+discarded, an earlier file at its path stays) with status 130, 143 or 129.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from .common import CLIError, IntermixedParser, Parser
 
@@ -43,17 +46,39 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line ``argv`` (default ``sys.argv[1:]``) and return the exit status."""
+    """Run the command line ``argv`` (default ``sys.argv[1:]``) and return the exit status.
+
+    Every output a command finishes, it closes: a writer dropped while it runs was cut short by an exception or
+    a signal on its way out, and is discarded, not finished as a script's dropped writer is.
+    """
+    from .._base import atomic
+
+    saved = atomic.finish_dropped_writers
+    atomic.finish_dropped_writers = False
+    try:
+        return _main(argv)
+    finally:
+        if saved:
+            import gc
+
+            gc.collect()  # writers in reference cycles with a caught exception's traceback go while discarded
+        atomic.finish_dropped_writers = saved
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse: usage errors exit 2, --help/--version exit 0
         return int(exit_.code or 0)
     try:
-        return int(args.func(args) or 0)
-    except KeyboardInterrupt:
-        print("stompbox: interrupted", file=sys.stderr)
-        return 130
+        with _signals_as_interrupts():
+            return int(args.func(args) or 0)
+    except KeyboardInterrupt as interrupt:
+        signum = getattr(interrupt, "signum", 2)
+        with contextlib.suppress(OSError):  # after a hang-up the terminal may be gone
+            print(f"stompbox: {_SIGNAL_WORDS.get(signum, 'interrupted')}", file=sys.stderr)
+        return 128 + signum
     except BrokenPipeError:  # the reader of our standard output went away (e.g. `| head`): exit quietly, with
         _silence_stdout()  # the status of a process ended by SIGPIPE, as SoX's (128 + 13)
         return EXIT_BROKEN_PIPE
@@ -69,6 +94,48 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+_SIGNAL_WORDS = {2: "interrupted", 15: "terminated", 1: "hung up"}
+
+
+class _Signalled(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised in the main thread as Ctrl-C is: ``with`` blocks unwind, so an unfinished
+    output is discarded and the earlier file stays, and the command exits with 128 + the signal's number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _signals_as_interrupts() -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP (when their handler is the default, which ends the process on the
+    spot and leaves temporary files) raise :class:`_Signalled`; a second one while unwinding is ignored."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    wanted = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    saved: dict[int, Any] = {}
+
+    def interrupt(signum: int, frame: object) -> None:
+        for other in saved:
+            signal.signal(other, signal.SIG_IGN)  # unwinding: a second signal must not cut the clean-up short
+        raise _Signalled(signum)
+
+    for signum in wanted:
+        with contextlib.suppress(ValueError, OSError):
+            if signal.getsignal(signum) is signal.SIG_DFL:
+                saved[signum] = signal.signal(signum, interrupt)
+    try:
+        yield
+    finally:
+        for signum, handler in saved.items():
+            with contextlib.suppress(ValueError, OSError):
+                signal.signal(signum, handler)
+
+
 def entry() -> None:
     """The ``stompbox`` executable: run :func:`main` on ``sys.argv`` and exit the process with its status.
 
@@ -80,6 +147,9 @@ def entry() -> None:
     """
     import gc
 
+    from .._base import atomic
+
+    atomic.finish_dropped_writers = False  # to the end of the process (see main()): no collection needed
     status = main()
     gc.freeze()
     try:

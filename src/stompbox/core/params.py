@@ -1,8 +1,11 @@
 """Parameters of built-in plugins, declared once.
 
-A :class:`Param` is a data descriptor on a plugin class. It knows its default, its valid range, its unit and a
-one-line description; the same declaration drives validation on assignment, ``repr``, serialisation and the
-command line's listing of effects.
+A :class:`Param` is a data descriptor on a plugin class. It knows its default, its valid range, its unit, whether
+it can be automated and a one-line description; the same declaration generates the constructor (its signature,
+in declaration order, as :func:`inspect.signature` shows it), the Parameters section of the class's docstring,
+the range in error messages, and drives validation on assignment, ``repr``, serialisation, chain files and the
+command line's listing of effects. Its public, read-only form is :class:`ParamSpec`, from
+:meth:`Plugin.parameter_specs() <stompbox.core.plugin.Plugin.parameter_specs>`.
 """
 
 from __future__ import annotations
@@ -18,7 +21,24 @@ from .automation import as_automation, is_automation_like
 
 @dataclass(frozen=True)
 class ParamSpec:
-    """A read-only description of one parameter: what :meth:`Plugin.parameter_specs` returns."""
+    """A read-only description of one parameter: what :meth:`Plugin.parameter_specs` returns.
+
+    Attributes
+    ----------
+    name, default, unit, doc
+        The parameter's name, default value, unit ("dB", "Hz", ...) and one-line description.
+    minimum, maximum
+        Bounds (``None`` for unbounded); ``min_exclusive`` / ``max_exclusive`` say whether they are strict.
+    kind
+        ``float``, ``int``, ``bool`` or an ``enum.Enum`` subclass.
+    automatable
+        Whether an :class:`~stompbox.core.automation.Automation` (or an array, an envelope, an LFO) may be
+        assigned; ``per_sample`` says it is applied per sample (else per sub-block of 32 samples).
+    choices
+        The member names of an enum parameter (``None`` for others).
+    range
+        The valid range as text (``"[0, 1]"``, ``"(0, inf) Hz"``), ``None`` for enums and bools.
+    """
 
     name: str
     default: Any
@@ -27,6 +47,23 @@ class ParamSpec:
     unit: str
     doc: str
     kind: type
+    automatable: bool = False
+    per_sample: bool = False
+    choices: tuple[str, ...] | None = None
+    range: str | None = None
+    min_exclusive: bool = False
+    max_exclusive: bool = False
+
+    def format(self, value: Any) -> str:
+        """A value of this parameter as ``repr`` shows it (``%g`` for numbers, like pedalboard)."""
+        return format_value(value)
+
+    @property
+    def automation(self) -> str:
+        """How the parameter can be automated: ``"per sample"``, ``"per block"`` or ``""`` (not at all)."""
+        if not self.automatable:
+            return ""
+        return "per sample" if self.per_sample else "per block"
 
 
 class Param:
@@ -44,9 +81,19 @@ class Param:
         One-line description.
     error
         The message of the ``ValueError`` raised for an out-of-range value (pedalboard's text where it has
-        one); by default a message naming the parameter and its range.
+        one); by default a message naming the parameter and its range. It is a template: ``{minimum}``,
+        ``{maximum}`` and ``{name}`` (with format specs, ``{maximum:g}``) are filled from the declaration, so
+        the range is written once.
     kind
         ``float`` (the default), ``int``, ``bool`` or an ``enum.Enum`` subclass.
+    automatable
+        Whether the parameter accepts automation (float parameters only).
+    per_sample
+        Automation is applied per sample by the plugin's ``_process_automated`` (else per sub-block of
+        ``_automation_chunk`` samples, through ``_update``). Implies ``automatable``.
+    keyword_only
+        The constructor takes it by keyword only (a stompbox extension that pedalboard's positional order must
+        not see).
     """
 
     def __init__(
@@ -61,7 +108,12 @@ class Param:
         doc: str = "",
         error: str | None = None,
         kind: type = float,
+        automatable: bool = False,
+        per_sample: bool = False,
+        keyword_only: bool = False,
     ) -> None:
+        if (automatable or per_sample) and kind is not float:
+            raise TypeError(f"Only float parameters can be automated (this one is {kind.__name__}).")
         self.default = default
         self.minimum = minimum
         self.maximum = maximum
@@ -71,6 +123,9 @@ class Param:
         self.doc = doc
         self.error = error
         self.kind = kind
+        self.automatable = bool(automatable or per_sample)
+        self.per_sample = bool(per_sample)
+        self.keyword_only = bool(keyword_only)
         self.name = "?"
 
     def __set_name__(self, owner: type, name: str) -> None:
@@ -97,7 +152,7 @@ class Param:
     def coerce_automation(self, owner: type, value: Any) -> Any:
         """Validate an automation (an Automation, a 1-D array, ``[(time_s, value), ...]`` or a serialised
         dict) for this parameter of ``owner``: it must be automatable and stay within the range."""
-        if self.name not in getattr(owner, "_automatable", ()):
+        if not self.automatable:
             raise TypeError(
                 f"{owner.__name__}.{self.name} cannot be automated; set it to a number (got {type(value).__name__})."
             )
@@ -113,7 +168,30 @@ class Param:
 
     @property
     def spec(self) -> ParamSpec:
-        return ParamSpec(self.name, self.default, self.minimum, self.maximum, self.unit, self.doc, self.kind)
+        """This declaration's public, read-only form."""
+        kind = self.kind
+        is_enum = isinstance(kind, type) and issubclass(kind, enum.Enum)
+        return ParamSpec(
+            self.name,
+            self.coerce(self.default),
+            self.minimum,
+            self.maximum,
+            self.unit,
+            self.doc,
+            kind,
+            automatable=self.automatable,
+            per_sample=self.per_sample,
+            choices=tuple(kind.__members__) if is_enum else None,
+            range=self.range_text() if kind in (int, float) else None,
+            min_exclusive=self.min_exclusive,
+            max_exclusive=self.max_exclusive,
+        )
+
+    def error_text(self) -> str:
+        """The out-of-range message: the ``error`` template filled from the declared range, or a default."""
+        if self.error is None:
+            return f"{self.name} must be in {self.range_text()}."
+        return self.error.format(minimum=self.minimum, maximum=self.maximum, name=self.name)
 
     def range_text(self) -> str:
         lo = "-inf" if self.minimum is None else f"{self.minimum:g}"
@@ -150,7 +228,7 @@ class Param:
             number > self.maximum or (self.max_exclusive and number == self.maximum)
         )
         if too_low or too_high:
-            message = self.error or f"{self.name} must be in {self.range_text()}."
+            message = self.error_text()
             raise ValueError(f"{message} (got {self.name}={value!r}; valid range {self.range_text()})")
         if kind is int:
             if number != int(number):
@@ -160,8 +238,160 @@ class Param:
 
     def format(self, value: Any) -> str:
         """The value as ``repr`` shows it (``%g`` for numbers, like pedalboard)."""
-        if isinstance(value, enum.Enum):
-            return f"{type(value).__qualname__}.{value.name}"
-        if isinstance(value, float):
-            return f"{value:g}"
-        return repr(value)
+        return format_value(value)
+
+
+def format_value(value: Any) -> str:
+    """A parameter value as ``repr`` shows it: ``%g`` for numbers (like pedalboard), ``Class.Member`` for enums."""
+    if isinstance(value, enum.Enum):
+        return f"{type(value).__qualname__}.{value.name}"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return repr(value)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# what a declaration generates: the constructor and the docstring's Parameters section
+
+_GENERATED = "_stompbox_generated_init"
+
+
+def is_generated_init(function: Any) -> bool:
+    """Whether ``function`` is a constructor made by :func:`make_init` (so a subclass may get its own)."""
+    return bool(getattr(function, _GENERATED, False))
+
+
+def _annotation(param: Param) -> Any:
+    kind = param.kind
+    if param.automatable:
+        return f"{kind.__name__} | Automation"
+    return kind if kind in (float, int, bool) else kind.__qualname__
+
+
+def make_init(cls: type, params: dict[str, Param], base_init: Any) -> Any:
+    """A constructor for ``cls`` taking its declared parameters, in declaration order, with their defaults
+    (positional or keyword; ``keyword_only`` ones by keyword only), and handing all of them to ``base_init``."""
+    import inspect
+
+    names = list(params)
+    positional = [name for name in names if not params[name].keyword_only]
+    defaults = {name: param.default for name, param in params.items()}
+    kinds = {name: inspect.Parameter.KEYWORD_ONLY if params[name].keyword_only else None for name in names}
+    signature = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [
+            inspect.Parameter(
+                name,
+                kinds[name] or inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                default=defaults[name],
+                annotation=_annotation(params[name]),
+            )
+            for name in [*positional, *(n for n in names if params[n].keyword_only)]
+        ],
+        return_annotation=None,
+    )
+    title = cls.__name__
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if len(args) > len(positional):
+            raise TypeError(
+                f"{title}() takes {len(positional)} positional argument{'s' if len(positional) != 1 else ''} "
+                f"but {len(args)} were given"
+            )
+        values = dict(defaults)
+        for name, value in zip(positional, args, strict=False):
+            if name in kwargs:
+                raise TypeError(f"{title}() got multiple values for argument {name!r}")
+            values[name] = value
+        for name, value in kwargs.items():
+            # (a subclass's own constructor may pass on parameters it declares itself)
+            if name not in values and name not in type(self)._params:
+                raise TypeError(f"{title}() got an unexpected keyword argument {name!r}")
+            values[name] = value
+        base_init(self, **values)
+
+    __init__.__signature__ = signature  # type: ignore[attr-defined]
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    __init__.__module__ = cls.__module__
+    __init__.__doc__ = f"Make a {title}; see the class's documentation for the parameters."
+    setattr(__init__, _GENERATED, True)
+    return __init__
+
+
+_SECTIONS = ("Attributes", "Methods", "Returns", "Raises", "See Also", "Notes", "References", "Examples")
+
+
+def _entry(param: Param) -> str:
+    import textwrap
+
+    kind = param.kind
+    is_enum = isinstance(kind, type) and issubclass(kind, enum.Enum)
+    type_text = kind.__qualname__ if is_enum else kind.__name__
+    if param.automatable:
+        type_text += " or automation"
+    head = f"{param.name} : {type_text}, default {param.format(param.coerce(param.default))}"
+    text = (param.doc[:1].upper() + param.doc[1:]).rstrip(".") if param.doc else param.name
+    if is_enum:
+        text += f": one of {', '.join(kind.__members__)}."
+    elif kind in (int, float) and param.minimum is None and param.maximum is None:
+        text += f", in {param.unit} (any finite value)." if param.unit else " (any finite value)."
+    elif kind in (int, float):
+        text += f". Range {param.range_text()}."
+    else:
+        text += "."
+    if param.automatable:
+        text += " Automatable per sample." if param.per_sample else " Automatable per sub-block of 32 samples."
+    body = textwrap.wrap(text, width=112, break_on_hyphens=False)
+    return "\n".join([head, *("    " + line for line in body)])
+
+
+def document(doc: str | None, params: dict[str, Param]) -> str | None:
+    """``doc`` with the Parameters section written from the declarations: entries for declared parameters it
+    does not describe yet are appended to its Parameters section (made, before any later section, if it has
+    none)."""
+    import inspect
+    import re
+
+    if not doc or not params:
+        return doc
+    text = inspect.cleandoc(doc)
+    lines = text.split("\n")
+    header = next(
+        (i for i in range(len(lines) - 1) if lines[i].strip() == "Parameters" and set(lines[i + 1].strip()) == {"-"}),
+        None,
+    )
+    if header is None:
+        described: set[str] = set()
+    else:
+        end = next(
+            (
+                i
+                for i in range(header + 2, len(lines) - 1)
+                if lines[i].strip() in _SECTIONS and set(lines[i + 1].strip()) == {"-"}
+            ),
+            len(lines),
+        )
+        section = lines[header + 2 : end]
+        described = {
+            name.strip()
+            for line in section
+            if line and not line.startswith(" ")
+            for name in re.split(r"[,:]", line.split(" : ")[0])
+        }
+    missing = [_entry(param) for name, param in params.items() if name not in described]
+    if not missing:
+        return text
+    if header is None:
+        at = next(
+            (i for i in range(len(lines) - 1) if lines[i].strip() in _SECTIONS and set(lines[i + 1].strip()) == {"-"}),
+            len(lines),
+        )
+        block = ["Parameters", "----------", *"\n".join(missing).split("\n")]
+        before = lines[:at]
+        while before and not before[-1].strip():
+            before.pop()
+        after = lines[at:]
+        return "\n".join([*before, "", *block, *([""] + after if after else [])])
+    while end > header + 2 and not lines[end - 1].strip():
+        end -= 1
+    return "\n".join([*lines[:end], *"\n".join(missing).split("\n"), *lines[end:]])

@@ -24,16 +24,19 @@ from __future__ import annotations
 import enum
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
 
 from . import registry
+from . import traits as traits_module
 from .automation import Automation
 from .errors import DuplicatePluginError
 from .layout import channels_first_view, check_buffer_size, check_sample_rate, restore_layout
-from .params import Param, ParamSpec
+from .params import Param, ParamSpec, document, is_generated_init, make_init
+from .traits import Traits
 
 DUPLICATE_ERROR = (
     "The same plugin instance is being used multiple times in the same chain of plugins, which would cause "
@@ -69,9 +72,13 @@ class Plugin:
 
     _params: ClassVar[dict[str, Param]] = {}
     _abstract: ClassVar[bool] = True
+    #: the engine traits, declared as class keywords and checked at the class statement (see core/traits.py);
+    #: each is also set as the private class attribute the engine reads (``_stateful``, ``_block_invariant``,
+    #: ``_whole_call``, ``_chunks_itself``, ``_pointwise``, ``_automation_chunk``)
+    engine_traits: ClassVar[Traits] = Traits()
     #: False for memoryless plugins, which need no recovery from non-finite input
     _stateful: ClassVar[bool] = True
-    #: names of the parameters that accept automation (see core/automation.py)
+    #: names of the parameters that accept automation (from each Param's ``automatable``)
     _automatable: ClassVar[frozenset[str]] = frozenset()
     #: True when the output does not depend on how the audio is cut into blocks (every built-in effect: the
     #: test suite holds them to it). Such plugins are run in blocks of at least ``_MIN_STEP_SAMPLES`` samples
@@ -91,9 +98,10 @@ class Plugin:
     #: such a call (inside a board, which hands over blocks of its buffer size).
     _chunks_itself: ClassVar[bool] = False
     _chunk: int = 0
-    #: automatable parameters applied per sample by :meth:`_process_automated`; the others are applied per
-    #: sub-block of ``_automation_chunk`` samples (their value at the sub-block's first sample, through
-    #: ``_update``), with sub-blocks aligned to the stream clock so the output does not depend on block sizes
+    #: automatable parameters applied per sample by :meth:`_process_automated` (each Param's ``per_sample``);
+    #: the others are applied per sub-block of ``_automation_chunk`` samples (their value at the sub-block's
+    #: first sample, through ``_update``), with sub-blocks aligned to the stream clock so the output does not
+    #: depend on block sizes
     _native_automation: ClassVar[frozenset[str]] = frozenset()
     _automation_chunk: ClassVar[int] = 32
     #: True for memoryless plugins whose output sample depends on the input sample alone and that implement
@@ -101,8 +109,16 @@ class Plugin:
     #: (no staging blocks, one GIL release), which is what lets memory-bound effects scale across threads
     _pointwise: ClassVar[bool] = False
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
+    def __init_subclass__(cls, **traits: Any) -> None:
+        super().__init_subclass__()
+        declared = traits_module.declare(cls, traits_module.inherited(cls), traits)
+        cls.engine_traits = declared
+        for trait, attribute in traits_module.ATTRIBUTES.items():
+            if attribute in vars(cls):
+                continue  # a container's block invariance is a property computed from its children
+            if trait == "block_invariant" and trait not in traits and isinstance(getattr(cls, attribute), property):
+                continue  # inherited from such a container
+            setattr(cls, attribute, getattr(declared, trait))
         params: dict[str, Param] = {}
         for klass in reversed(cls.__mro__):
             for name, value in vars(klass).items():
@@ -110,6 +126,28 @@ class Plugin:
                     params[name] = value
         cls._params = params
         cls._abstract = bool(vars(cls).get("_abstract", False))
+        for legacy in ("_automatable", "_native_automation"):
+            if legacy in vars(cls):
+                raise TypeError(
+                    f"{cls.__name__} sets {legacy}; declare automation on the parameter instead: "
+                    "Param(..., automatable=True) or Param(..., per_sample=True)."
+                )
+        cls._automatable = frozenset(name for name, param in params.items() if param.automatable)
+        cls._native_automation = frozenset(name for name, param in params.items() if param.per_sample)
+        if "__init__" not in vars(cls):
+            inherited = cls.__init__
+            if inherited is Plugin.__init__ or is_generated_init(inherited):
+                cls.__init__ = make_init(cls, params, Plugin.__init__)  # type: ignore[method-assign]
+        if "__doc__" in vars(cls) and cls.__doc__:
+            cls.__doc__ = document(cls.__doc__, params)
+        if not cls._abstract:
+            if cls._pointwise and cls._map is Plugin._map:
+                raise TypeError(f"{cls.__name__} is declared pointwise but does not implement _map.")
+            if cls._native_automation and cls._process_automated is Plugin._process_automated:
+                raise TypeError(
+                    f"{cls.__name__} declares per-sample automation of {', '.join(sorted(cls._native_automation))} "
+                    "but does not implement _process_automated."
+                )
         registry.record(cls)
 
     def __init__(self, **params: Any) -> None:
@@ -168,7 +206,36 @@ class Plugin:
         return num_channels
 
     def _param_changed(self, name: str) -> None:
+        self._request_update()
+
+    # ------------------------------------------------------------------ hooks into the engine's state
+    # (subclasses and containers change the engine's bookkeeping through these, never by writing it)
+    def _forget_format(self) -> None:
+        """Prepare again on the next call (the plugin's structure or its native instance changed)."""
+        self._format = None
+
+    def _adopt_format(self, sample_rate: float, num_channels: int) -> None:
+        """Record the stream format without preparing (for plugins that prepare what they hold themselves)."""
+        self._format = (sample_rate, num_channels)
+
+    def _request_update(self) -> None:
+        """Have ``_update`` recompute derived values before the next block."""
         self._dirty = True
+
+    def _update_now(self) -> None:
+        """Recompute derived values now rather than before the next block."""
+        self._update()
+        self._dirty = False
+
+    def _join_stream(self) -> None:
+        """Carry on a stream that is already running (a container around plugins mid-stream): nothing is
+        withheld, and the current latency counts as already seen."""
+        self._withheld = 0
+        self._latency_seen = self.latency_samples
+
+    def _latency_free(self) -> bool:
+        """No latency now, and none withheld or pending: output sample ``i`` is input sample ``i``'s."""
+        return self._withheld == 0 and self.latency_samples == self._latency_seen == 0
 
     def _children(self) -> list[Plugin]:
         """Plugins inside this one (containers override)."""
@@ -197,9 +264,14 @@ class Plugin:
         return 0.0
 
     @classmethod
-    def parameter_specs(cls) -> dict[str, ParamSpec]:
-        """Name, default, range, unit and description of each of this plugin's parameters."""
-        return {name: param.spec for name, param in cls._params.items()}
+    def parameter_specs(cls) -> Mapping[str, ParamSpec]:
+        """The declared parameters, in constructor order: name -> :class:`~stompbox.core.params.ParamSpec` (default,
+        range, unit, kind, choices, automation, description), read-only.
+
+        This is the public form of the declarations that generate the constructor, the docstring's Parameters
+        section, the command line's ``stompbox effects`` listing and the chain-file schema.
+        """
+        return MappingProxyType({name: param.spec for name, param in cls._params.items()})
 
     # ------------------------------------------------------------------ the stream engine
     def _ensure_format(self, sample_rate: float, num_channels: int) -> bool:
@@ -498,17 +570,18 @@ class Plugin:
         return f"<stompbox.{type(self).__name__}{self._repr_params()} at {id(self):#x}>"
 
 
-class PairedChannels:
-    """Mixin for plugins defined on mono and stereo audio only (a stereo reverb, a stereo codec).
+class PairedChannels(Plugin):
+    """Base for plugins defined on mono and stereo audio only (a stereo reverb, a stereo codec).
 
     A stream of more than two channels is processed as consecutive pairs ``(0, 1), (2, 3), ...``, each by its
     own copy of the plugin running as a stereo stream (an odd last channel as a mono stream), so channels ``2k``
-    and ``2k + 1`` of the output equal processing those two channels alone. Put it before the plugin's base:
-    ``class Reverb(PairedChannels, Plugin)``. It works at the engine level (format, reset, step), so the
+    and ``2k + 1`` of the output equal processing those two channels alone. Put it before the plugin's other
+    base: ``class Reverb(PairedChannels, Plugin)``. It works at the engine level (format, reset, step), so the
     plugin's own hooks are untouched; the copies follow the plugin's parameters and automation. A plugin that
     defines ``latency_samples`` must return ``self._pairs[0].latency_samples`` when ``self._pairs`` is set.
     """
 
+    _abstract = True
     _pairs: list[Plugin] | None = None
     #: the default of :attr:`channel_pairs` for the class
     _channel_pairs_default: ClassVar[bool] = True
@@ -522,52 +595,52 @@ class PairedChannels:
     @channel_pairs.setter
     def channel_pairs(self, value: bool) -> None:
         self._channel_pairs = bool(value)
-        self._format = None  # prepare again on the next call
+        self._forget_format()  # prepare again on the next call
 
     def _ensure_format(self, sample_rate: float, num_channels: int) -> bool:
         if num_channels <= 2 or not self.channel_pairs:
             if self._pairs is not None:
                 self._pairs = None
-                self._format = None  # type: ignore[attr-defined]
-            return super()._ensure_format(sample_rate, num_channels)  # type: ignore[misc,no-any-return]
-        if self._format == (sample_rate, num_channels) and self._pairs is not None:  # type: ignore[attr-defined]
+                self._forget_format()
+            return super()._ensure_format(sample_rate, num_channels)
+        if self._format == (sample_rate, num_channels) and self._pairs is not None:
             return False
-        self._format = None  # type: ignore[attr-defined]
+        self._forget_format()
         pairs = []
         for first in range(0, num_channels, 2):
-            clone = type(self)()  # type: ignore[call-arg]
+            clone = type(self)()
             self._sync(clone)
             clone._ensure_format(sample_rate, min(2, num_channels - first))
             pairs.append(clone)
         self._pairs = pairs
-        self._format = (sample_rate, num_channels)  # type: ignore[attr-defined]
-        self._dirty = False  # type: ignore[attr-defined]
+        self._adopt_format(sample_rate, num_channels)
+        self._dirty = False
         self._reset_all()
         return True
 
     def _sync(self, clone: Plugin) -> None:
-        clone._values.update(self._values)  # type: ignore[attr-defined]
-        clone._automation = dict(self._automation)  # type: ignore[attr-defined]
-        clone._dirty = True
+        clone._values.update(self._values)
+        clone._automation = dict(self._automation)
+        clone._request_update()
 
     def _reset_all(self) -> None:
         if self._pairs is None:
-            super()._reset_all()  # type: ignore[misc]
+            super()._reset_all()
             return
         for clone in self._pairs:
             self._sync(clone)
             clone._reset_all()
-        self._dirty = False  # type: ignore[attr-defined]
+        self._dirty = False
         self._clock = 0
-        self._withheld = self._latency_seen = self.latency_samples  # type: ignore[attr-defined]
+        self._withheld = self._latency_seen = self.latency_samples
 
     def _step(self, block: np.ndarray) -> np.ndarray:
         if self._pairs is None:
-            return super()._step(block)  # type: ignore[misc,no-any-return]
-        if self._dirty:  # type: ignore[attr-defined]
+            return super()._step(block)
+        if self._dirty:
             for clone in self._pairs:
                 self._sync(clone)
-            self._dirty = False  # type: ignore[attr-defined]
+            self._dirty = False
         out = np.empty_like(block)
         for k, clone in enumerate(self._pairs):
             out[2 * k : 2 * k + 2] = clone._step(np.ascontiguousarray(block[2 * k : 2 * k + 2]))
@@ -587,8 +660,8 @@ def _as_key(key: Any, layout: str | None = None) -> np.ndarray | None:
     return array
 
 
-class SidechainInput:
-    """Mixin for plugins whose level detector can listen to another signal: a sidechain key.
+class SidechainInput(Plugin):
+    """Base for plugins whose level detector can listen to another signal: a sidechain key.
 
     The key is given either as an attribute (``plugin.sidechain = key``, or the constructor's ``sidechain=``),
     which lines up sample ``i`` of the key with sample ``i`` of the stream (counted from the last reset, so it
@@ -601,6 +674,7 @@ class SidechainInput:
     call :meth:`_key_block` in ``_process`` to get the key samples of the block being processed.
     """
 
+    _abstract = True
     _key: np.ndarray | None = None
     _key_base = 0
 
@@ -626,14 +700,14 @@ class SidechainInput:
     ) -> np.ndarray:
         """:meth:`Plugin.process`, with an optional ``sidechain`` key for this call's audio (same length,
         same layout rules; mono keys drive all channels)."""
-        run = super().process  # type: ignore[misc]
+        run = super().process
         if sidechain is None:
-            return run(input_array, sample_rate, buffer_size, reset, layout=layout)  # type: ignore[no-any-return]
+            return run(input_array, sample_rate, buffer_size, reset, layout=layout)
         saved = (self._key, self._key_base)
         self._key = _as_key(sidechain, layout)
-        self._key_base = 0 if reset else self._clock  # type: ignore[attr-defined]
+        self._key_base = 0 if reset else self._clock
         try:
-            return run(input_array, sample_rate, buffer_size, reset, layout=layout)  # type: ignore[no-any-return]
+            return run(input_array, sample_rate, buffer_size, reset, layout=layout)
         finally:
             self._key, self._key_base = saved
 
@@ -644,7 +718,7 @@ class SidechainInput:
         key = self._key
         if key is None:
             return None
-        start = self._clock - self._key_base  # type: ignore[attr-defined]
+        start = self._clock - self._key_base
         out = np.zeros((channels, n), np.float32)
         lo, hi = max(start, 0), min(start + n, key.shape[1])
         if hi > lo:
@@ -659,4 +733,4 @@ class SidechainInput:
                 f"{type(self).__name__} has a sidechain signal, which cannot be saved in a chain file; set "
                 "sidechain=None before saving and give the key again after loading."
             )
-        return super().to_dict()  # type: ignore[misc,no-any-return]
+        return super().to_dict()

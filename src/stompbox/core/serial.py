@@ -137,9 +137,10 @@ def _build(cls: type[Plugin], data: dict[str, Any]) -> Plugin:
     params = data.get("params", {})
     if not isinstance(params, dict):
         raise ChainFormatError(f"'params' of {cls.__name__} must be a dict of parameter values.")
-    unknown = sorted(set(params) - set(cls._params))
+    specs = cls.parameter_specs()
+    unknown = sorted(set(params) - set(specs))
     if unknown:
-        valid = ", ".join(cls._params) or "none"
+        valid = ", ".join(specs) or "none"
         raise ChainFormatError(f"{cls.__name__} has no parameter {unknown[0]!r} (valid: {valid}).")
     try:
         return cls(**params)
@@ -221,3 +222,84 @@ def load_chain(path: str | os.PathLike[str]) -> Plugin:
     text = source.read_text(encoding="utf-8")
     with _relative_to(_LOAD_DIR, source.parent):
         return loads(text)
+
+
+def _param_schema(spec: Any) -> dict[str, Any]:
+    """The JSON Schema of one declared parameter's value in a chain file."""
+    kind = spec.kind
+    entry: dict[str, Any] = {"description": spec.doc}
+    if spec.choices is not None:
+        entry.update({"enum": list(spec.choices), "default": spec.default.name})
+        return entry
+    if kind is bool:
+        entry.update({"type": "boolean", "default": spec.default})
+        return entry
+    number: dict[str, Any] = {"type": "integer" if kind is int else "number", "default": spec.default}
+    for bound, strict, key in (
+        (spec.minimum, spec.min_exclusive, "minimum"),
+        (spec.maximum, spec.max_exclusive, "maximum"),
+    ):
+        if bound is not None:
+            number[f"exclusive{key.title()}" if strict else key] = bound
+    if not spec.automatable:
+        entry.update(number)
+        return entry
+    automation = {
+        "type": "object",
+        "required": ["automation"],
+        "properties": {"automation": {"enum": ["envelope", "lfo"]}},
+    }
+    entry.update({"anyOf": [number, automation], "default": spec.default})
+    return entry
+
+
+def schema() -> dict[str, Any]:
+    """A JSON Schema (draft 2020-12) of chain files, made from the registry and each effect's declared parameters
+    (:meth:`Plugin.parameter_specs`): one branch per built-in effect with its parameters' types, ranges, defaults
+    and automation, plus the containers. Plugins with more than parameters (an impulse response, a hosted plugin)
+    allow further keys."""
+    nodes: list[dict[str, Any]] = []
+    for name, cls in registry.builtin_effects().items():
+        specs = cls.parameter_specs()
+        extra = bool(_constructor_arguments(cls) - set(specs))
+        params = {
+            "type": "object",
+            "properties": {pname: _param_schema(spec) for pname, spec in specs.items()},
+            "additionalProperties": extra,
+        }
+        nodes.append(
+            {"type": "object", "required": ["type"], "properties": {"type": {"const": name}, "params": params}}
+        )
+    containers = sorted(registry.names("container"))
+    nodes.append(
+        {
+            "type": "object",
+            "required": ["type"],
+            "properties": {
+                "type": {"enum": containers},
+                "plugins": {"type": "array", "items": {"anyOf": [{"$ref": "#/$defs/plugin"}, {"type": "null"}]}},
+            },
+        }
+    )
+    others = sorted(set(registry.names()) - set(registry.names("effect")) - set(containers))
+    nodes.append({"type": "object", "required": ["type"], "properties": {"type": {"enum": others}}})
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "stompbox chain file",
+        "type": "object",
+        "required": ["stompbox_chain", "chain"],
+        "properties": {
+            "stompbox_chain": {"type": "integer", "maximum": FORMAT_VERSION},
+            "chain": {"anyOf": [{"$ref": "#/$defs/plugin"}, {"type": "array", "items": {"$ref": "#/$defs/plugin"}}]},
+        },
+        "$defs": {"plugin": {"oneOf": nodes}},
+    }
+
+
+def _constructor_arguments(cls: type[Plugin]) -> set[str]:
+    import inspect
+
+    try:
+        return {n for n in inspect.signature(cls).parameters if n != "self"}
+    except (TypeError, ValueError):
+        return set()

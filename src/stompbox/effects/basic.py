@@ -39,16 +39,13 @@ def _flat(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return src.reshape(-1, order=order), flat_dst
 
 
-class _Memoryless(Plugin):
+class _Memoryless(Plugin, block_invariant=True, stateful=False, pointwise=True):
     """What the memoryless effects share: no state, block-invariant, and pointwise (see ``Plugin._map``).
 
     Each subclass implements ``_map`` in one pass; ``_process`` is ``_map`` in place.
     """
 
     _abstract = True
-    _block_invariant = True
-    _stateful = False
-    _pointwise = True
 
     def _process(self, block: np.ndarray) -> np.ndarray:
         if block.flags.c_contiguous:
@@ -65,22 +62,12 @@ def db_to_gain(db: float) -> float:
 
 
 class Gain(_Memoryless):
-    """Multiply the signal by a fixed gain.
+    """Multiply the signal by a fixed gain: output is exactly ``x * 10 ** (gain_db / 20)``.
 
-    Parameters
-    ----------
-    gain_db : float or automation
-        Gain in decibels (any finite value; default 1.0). Output is exactly ``x * 10 ** (gain_db / 20)``.
-        Automatable per sample (an array, an ``Envelope`` or an ``LFO``): sample ``i`` is multiplied by
-        ``10 ** (gain_db[i] / 20)``.
+    Automated (an array, an ``Envelope`` or an ``LFO``), sample ``i`` is multiplied by ``10 ** (gain_db[i] / 20)``.
     """
 
-    gain_db = Param(1.0, unit="dB", doc="gain applied to the signal (automatable, per sample)")
-
-    _automatable = _native_automation = frozenset({"gain_db"})
-
-    def __init__(self, gain_db: float | Any = 1.0) -> None:
-        super().__init__(gain_db=gain_db)
+    gain_db = Param(1.0, unit="dB", doc="gain applied to the signal", per_sample=True)
 
     def _update(self) -> None:
         self._factor = np.float32(db_to_gain(self.gain_db))
@@ -97,29 +84,14 @@ class Gain(_Memoryless):
 class Invert(_Memoryless):
     """Flip the polarity of the signal (multiply every sample by -1)."""
 
-    def __init__(self) -> None:
-        super().__init__()
-
     def _map(self, src: np.ndarray, dst: np.ndarray) -> None:
         np.negative(src, out=dst, dtype=np.float32, casting="same_kind")
 
 
 class Clipping(_Memoryless):
-    """Hard-clip the signal at a threshold.
+    """Hard-clip the signal at a threshold: samples are limited to ``±10 ** (threshold_db / 20)``."""
 
-    Parameters
-    ----------
-    threshold_db : float or automation
-        Clipping level in dBFS (default -6.0): samples are limited to ``±10 ** (threshold_db / 20)``.
-        Automatable per sample.
-    """
-
-    threshold_db = Param(-6.0, unit="dB", doc="level above which samples are clipped (automatable, per sample)")
-
-    _automatable = _native_automation = frozenset({"threshold_db"})
-
-    def __init__(self, threshold_db: float | Any = -6.0) -> None:
-        super().__init__(threshold_db=threshold_db)
+    threshold_db = Param(-6.0, unit="dB", doc="level above which samples are clipped", per_sample=True)
 
     def _process_automated(self, block: np.ndarray, curves: dict[str, np.ndarray]) -> np.ndarray:
         limit = np.power(10.0, curves["threshold_db"] / 20.0).astype(np.float32)
@@ -137,16 +109,10 @@ class Clipping(_Memoryless):
 class Distortion(_Memoryless):
     """Drive the signal into a ``tanh`` waveshaper: ``tanh(x * 10 ** (drive_db / 20))``.
 
-    Parameters
-    ----------
-    drive_db : float
-        Gain before the waveshaper in dB (default 25). ``gain_db=`` is accepted as an alias. Automatable per
-        sample.
+    ``gain_db=`` is accepted as an alias of ``drive_db``.
     """
 
-    drive_db = Param(25.0, unit="dB", doc="gain applied before the tanh waveshaper (automatable, per sample)")
-
-    _automatable = _native_automation = frozenset({"drive_db"})
+    drive_db = Param(25.0, unit="dB", doc="gain applied before the tanh waveshaper", per_sample=True)
 
     def _process_automated(self, block: np.ndarray, curves: dict[str, np.ndarray]) -> np.ndarray:
         block *= np.power(10.0, curves["drive_db"] / 20.0).astype(np.float32)
@@ -180,12 +146,8 @@ class Distortion(_Memoryless):
 class Bitcrush(_Memoryless):
     """Reduce the signal's resolution to ``bit_depth`` bits: ``round(x * 2**b) / 2**b``.
 
-    Samples are not clamped: ``±1.5`` stays ``±1.5``. ``bit_depth=0`` gives silence.
-
-    Parameters
-    ----------
-    bit_depth : float
-        Resolution in bits, 0 to 32 (default 8); fractional depths are allowed. Automatable per sample.
+    Samples are not clamped: ``±1.5`` stays ``±1.5``. ``bit_depth=0`` gives silence; fractional depths are
+    allowed.
     """
 
     bit_depth = Param(
@@ -194,13 +156,9 @@ class Bitcrush(_Memoryless):
         maximum=32.0,
         unit="bits",
         doc="resolution of the output",
-        error="Bit depth must be between 0 and 32 bits.",
+        error="Bit depth must be between {minimum:g} and {maximum:g} bits.",
+        per_sample=True,
     )
-
-    _automatable = _native_automation = frozenset({"bit_depth"})
-
-    def __init__(self, bit_depth: float | Any = 8) -> None:
-        super().__init__(bit_depth=bit_depth)
 
     def _process_automated(self, block: np.ndarray, curves: dict[str, np.ndarray]) -> np.ndarray:
         scale = np.power(2.0, curves["bit_depth"]).astype(np.float32)

@@ -122,7 +122,7 @@ def _group_peaks(up, peaks):  # pragma: no cover - compiled
         peaks[i] = p
 
 
-class BrickwallLimiter(Plugin):
+class BrickwallLimiter(Plugin, block_invariant=True):
     """A lookahead brick-wall peak limiter: the output never exceeds ``ceiling_db``, and there is no makeup gain.
 
     The signal is delayed by the lookahead while a sidechain measures its peak (the largest magnitude over all
@@ -137,28 +137,22 @@ class BrickwallLimiter(Plugin):
     plus 60 with ``true_peak``): ``process()`` with ``reset=True`` compensates it, so output lines up with input;
     with ``reset=False`` the first call of a stream returns that many fewer samples.
 
-    Parameters
-    ----------
-    ceiling_db : float
-        Output ceiling in dBFS (default -1.0; any finite value).
-    release_ms : float
-        Release time constant in milliseconds, > 0 (default 100).
-    lookahead_ms : float
-        Lookahead (and hold) time in milliseconds, in (0, 100] (default 5.0). Changing it while streaming
-        clears the delay line.
-    true_peak : bool
-        Detect inter-sample peaks with a 4x oversampled sidechain (default False).
-
     ``ceiling_db`` and ``release_ms`` are automatable at sub-block granularity (the value at the start of every
     32-sample sub-block, aligned to the stream); ``lookahead_ms`` is not (it sets the latency). The gain is
     linked across all channels, however many: the peak is the largest magnitude over every channel.
     """
 
-    _block_invariant = True
-
-    ceiling_db = Param(-1.0, unit="dB", doc="output ceiling", error="ceiling_db must be a finite number")
+    ceiling_db = Param(
+        -1.0, unit="dB", doc="output ceiling", error="ceiling_db must be a finite number", automatable=True
+    )
     release_ms = Param(
-        100.0, minimum=0.0, min_exclusive=True, unit="ms", doc="release time constant", error="release_ms must be > 0"
+        100.0,
+        minimum=0.0,
+        min_exclusive=True,
+        unit="ms",
+        doc="release time constant",
+        error="release_ms must be > 0",
+        automatable=True,
     )
     lookahead_ms = Param(
         5.0,
@@ -166,19 +160,14 @@ class BrickwallLimiter(Plugin):
         maximum=100.0,
         min_exclusive=True,
         unit="ms",
-        doc="lookahead and hold time",
+        doc="lookahead and hold time (a change while streaming clears the delay line)",
         error="lookahead_ms must be in (0, 100]",
     )
     true_peak = Param(False, kind=bool, doc="detect inter-sample peaks with a 4x oversampled sidechain")
-    _automatable = frozenset({"ceiling_db", "release_ms"})
 
-    def __init__(
-        self, ceiling_db: float = -1.0, release_ms: float = 100.0, lookahead_ms: float = 5.0, true_peak: bool = False
-    ) -> None:
-        self._sr = 0.0
-        self._latency = 0
-        self._layout_key: tuple[int, bool] | None = None
-        super().__init__(ceiling_db=ceiling_db, release_ms=release_ms, lookahead_ms=lookahead_ms, true_peak=true_peak)
+    _sr = 0.0
+    _latency = 0
+    _layout_key: tuple[int, bool] | None = None
 
     @property
     def latency_samples(self) -> int:

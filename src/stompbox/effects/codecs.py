@@ -19,6 +19,7 @@ How each one streams (measured with soundfile 0.14 / libsndfile 1.2.2):
 
 from __future__ import annotations
 
+import functools
 import io
 from typing import Any
 
@@ -169,11 +170,6 @@ class MP3Compressor(PairedChannels, PipelinePlugin):
     :attr:`latency_samples` and compensated by ``process``, so the output lines up with the input, and it does
     not depend on ``buffer_size``.
 
-    Parameters
-    ----------
-    vbr_quality : float
-        LAME's variable-bit-rate quality, 0 (best, largest) to 10 (worst, smallest); default 2.
-
     Notes
     -----
     Supported sample rates: 8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100 and 48000 Hz. Other rates
@@ -188,10 +184,8 @@ class MP3Compressor(PairedChannels, PipelinePlugin):
         error="VBR quality must be greater than 0 and less than 10. (Higher numbers are lower quality.)",
     )
 
-    def __init__(self, vbr_quality: float = 2.0) -> None:
-        super().__init__(vbr_quality=vbr_quality)
-        self._pipeline: AlignedPipeline | None = None
-        self._config: tuple[Any, ...] | None = None
+    _pipeline: AlignedPipeline | None = None
+    _config: tuple[Any, ...] | None = None
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         self._sr = float(sample_rate)
@@ -341,12 +335,24 @@ class GSMCodec:
         out[0, : decoded.shape[0]] = decoded
         return out
 
+    def __getstate__(self) -> dict[str, Any]:
+        return {}  # libsndfile's codec handles cannot be copied: a copy (pickle, deepcopy) starts a fresh codec
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._encoder = self._decoder = None
+        self.reset()
+
     def __del__(self) -> None:
         self.close()
 
 
 def _mono(block: np.ndarray) -> np.ndarray:
     return block.mean(axis=0, keepdims=True, dtype=np.float32)
+
+
+def _spread(block: np.ndarray, channels: int) -> np.ndarray:
+    """A mono block copied to ``channels`` channels (a module function, so a plugin holding it pickles)."""
+    return np.repeat(block, channels, axis=0)
 
 
 class GSMFullRateCompressor(PairedChannels, PipelinePlugin):
@@ -357,20 +363,13 @@ class GSMFullRateCompressor(PairedChannels, PipelinePlugin):
     independent pairs (channels (0, 1), (2, 3), ..., an odd last channel alone), each as if processed alone.
     The latency is reported by :attr:`latency_samples` and compensated by ``process``; the output does not
     depend on ``buffer_size``.
-
-    Parameters
-    ----------
-    quality : Resample.Quality
-        Resampling method used to go to 8 kHz and back (default ``WindowedSinc8``).
     """
 
     quality = Param(Quality.WindowedSinc8, kind=Quality, doc="resampling method to and from 8 kHz")
 
-    def __init__(self, quality: Quality = Quality.WindowedSinc8) -> None:
-        super().__init__(quality=quality)
-        self._pipeline: AlignedPipeline | None = None
-        self._config: tuple[Any, ...] | None = None
-        self._codec: GSMCodec | None = None
+    _pipeline: AlignedPipeline | None = None
+    _config: tuple[Any, ...] | None = None
+    _codec: GSMCodec | None = None
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         self._sr = float(sample_rate)
@@ -391,7 +390,7 @@ class GSMFullRateCompressor(PairedChannels, PipelinePlugin):
             AlignedResampler(self._sr, GSM_RATE, 1, self.quality),
             FixedBlockAdapter(GSM_FRAME, 1, self._codec, self._codec.reset, GSM_RATE, batch=True),
             AlignedResampler(GSM_RATE, self._sr, 1, self.quality),
-            FunctionStage(lambda block: np.repeat(block, channels, axis=0), self._sr),
+            FunctionStage(functools.partial(_spread, channels=channels), self._sr),
         ]
         self._pipeline = AlignedPipeline(stages, channels)
         self._config = config

@@ -159,7 +159,7 @@ class _TailPart:
 IR_RESAMPLING = ("pedalboard", "soxr")
 
 
-class Convolution(Plugin):
+class Convolution(Plugin, block_invariant=True):
     """Convolve the audio with an impulse response (a room, a speaker cabinet, any linear filter).
 
     The impulse response is normalised as pedalboard (JUCE) does: scaled by ``0.125 / ||h||_2`` where
@@ -176,9 +176,6 @@ class Convolution(Plugin):
     impulse_response_filename : str, os.PathLike or numpy.ndarray
         An audio file to read the impulse response from, or the impulse response itself: float32 (float64 is
         converted), 1-D or 2-D (the smaller dimension is channels).
-    mix : float or automation
-        Wet fraction of the output, 0 (dry) to 1 (default 1.0). Automatable per sample. (The impulse response
-        itself cannot be automated.)
     sample_rate : float, optional
         Sample rate of an ndarray impulse response in Hz (required for arrays; ignored for files).
     ir_resampling : {"pedalboard", "soxr"}
@@ -186,10 +183,7 @@ class Convolution(Plugin):
         band-limited resampler (no aliasing or high-frequency droop; keyword only, a stompbox extension).
     """
 
-    _block_invariant = True
-
-    mix = Param(1.0, minimum=0.0, maximum=1.0, doc="wet fraction of the output (automatable, per sample)")
-    _automatable = _native_automation = frozenset({"mix"})
+    mix = Param(1.0, minimum=0.0, maximum=1.0, doc="wet fraction of the output", per_sample=True)
 
     def __init__(
         self,
@@ -449,7 +443,7 @@ class Convolution(Plugin):
         dry = block.copy()
         self._mix_values = (np.float32(0.0), np.float32(1.0))
         wet = self._process(block)
-        self._dirty = True  # the static mix values are restored by the next _update
+        self._request_update()  # the static mix values are restored by the next _update
         mix = curves["mix"].astype(np.float32)
         wet -= dry
         wet *= mix

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ..core.jit import kernel
@@ -66,7 +64,7 @@ def _delay_tv_kernel(block, buffers, pos, delay, feedback, dry, wet):  # pragma:
     return (pos + n) & mask
 
 
-class Delay(Plugin):
+class Delay(Plugin, block_invariant=True, whole_call=True):
     """A digital delay with feedback and a dry/wet mix.
 
     The delay time is truncated to whole samples (no interpolation), from its float32 value as in pedalboard
@@ -79,21 +77,10 @@ class Delay(Plugin):
     silence, or keep calling with ``reset=False``, to hear the tail). This is why a long delay on a short
     signal can seem to ignore ``feedback``: only the first echo fits.
 
-    Parameters
-    ----------
-    delay_seconds : float or automation
-        Delay time in seconds, 0 to 30 (default 0.5). Automatable per sample: an automated delay is read with
-        linear interpolation at fractional positions (so a sweep glides, with the pitch change of a tape
-        delay, instead of clicking); a static delay is truncated to whole samples as in pedalboard.
-    feedback : float or automation
-        Fraction of the delayed signal fed back into the line, 0 to 1 (default 0). Automatable per sample.
-    mix : float or automation
-        Wet fraction of the output, 0 (dry) to 1 (only echoes) (default 0.5). Automatable per sample.
+    An automated delay is read with linear interpolation at fractional positions (so a sweep glides, with the
+    pitch change of a tape delay, instead of clicking); a static delay is truncated to whole samples as in
+    pedalboard.
     """
-
-    _block_invariant = True
-
-    _whole_call = True
 
     delay_seconds = Param(
         0.5,
@@ -102,6 +89,7 @@ class Delay(Plugin):
         unit="s",
         doc="delay time",
         error="Delay (in seconds) must be between 0.0s and 30s.",
+        per_sample=True,
     )
     feedback = Param(
         0.0,
@@ -109,15 +97,16 @@ class Delay(Plugin):
         maximum=1.0,
         doc="fraction of the echo fed back into the delay line",
         error="Feedback must be between 0.0 and 1.0.",
+        per_sample=True,
     )
     mix = Param(
-        0.5, minimum=0.0, maximum=1.0, doc="wet fraction of the output", error="Mix must be between 0.0 and 1.0."
+        0.5,
+        minimum=0.0,
+        maximum=1.0,
+        doc="wet fraction of the output",
+        error="Mix must be between 0.0 and 1.0.",
+        per_sample=True,
     )
-
-    _automatable = _native_automation = frozenset({"delay_seconds", "feedback", "mix"})
-
-    def __init__(self, delay_seconds: float | Any = 0.5, feedback: float | Any = 0.0, mix: float | Any = 0.5) -> None:
-        super().__init__(delay_seconds=delay_seconds, feedback=feedback, mix=mix)
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         self._sr = sample_rate

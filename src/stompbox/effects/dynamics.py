@@ -18,7 +18,6 @@ Envelopes are per channel and carry over between blocks, so block processing equ
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
@@ -206,10 +205,8 @@ def _ramp_and_clip(block, state):  # pragma: no cover - compiled
     state[3] = max(state[3] - ramp, 0.0)
 
 
-class _Dynamics(Plugin):
+class _Dynamics(Plugin, block_invariant=True):
     """Per-channel envelope state shared by the dynamics processors."""
-
-    _block_invariant = True
 
     _abstract = True
 
@@ -272,17 +269,6 @@ class Compressor(SidechainInput, _Dynamics):
     the threshold the gain is ``(envelope / threshold) ** (1 / ratio - 1)``, so a steady level ``L`` dB above
     the threshold comes out ``L / ratio`` dB above it. The defaults (``ratio=1``) leave the signal unchanged.
 
-    Parameters
-    ----------
-    threshold_db : float
-        Level above which the signal is compressed, in dBFS (default 0; any finite value).
-    ratio : float
-        Compression ratio, >= 1 (default 1: no compression).
-    attack_ms : float
-        Attack time in milliseconds, >= 0 (default 1.0).
-    release_ms : float
-        Release time in milliseconds, >= 0 (default 100).
-
     Sidechain: set ``compressor.sidechain = key`` (an array lined up with the stream from its start), or pass
     ``process(audio, sr, sidechain=key)`` for one call (see :class:`~stompbox.core.plugin.SidechainInput`): the
     gain is computed from the key's envelope and applied to the input, so the input ducks under the key. A
@@ -292,29 +278,20 @@ class Compressor(SidechainInput, _Dynamics):
     coefficients, the threshold and the ratio of every sample enter the detector and gain computer directly.
     """
 
-    threshold_db = Param(0.0, unit="dB", doc="level above which the signal is compressed")
+    threshold_db = Param(0.0, unit="dB", doc="level above which the signal is compressed", per_sample=True)
     ratio = Param(
         1.0,
         minimum=1.0,
         doc="compression ratio (input dB over the threshold per output dB)",
         error="Compressor ratio must be a value >= 1.0.",
+        per_sample=True,
     )
-    attack_ms = Param(1.0, minimum=0.0, unit="ms", doc="attack time constant")
-    release_ms = Param(100.0, minimum=0.0, unit="ms", doc="release time constant")
+    attack_ms = Param(1.0, minimum=0.0, unit="ms", doc="attack time constant", per_sample=True)
+    release_ms = Param(100.0, minimum=0.0, unit="ms", doc="release time constant", per_sample=True)
 
-    _automatable = _native_automation = frozenset({"threshold_db", "ratio", "attack_ms", "release_ms"})
     _above = True
     _use_rms = False
     _rms_release = 0.0
-
-    def __init__(
-        self,
-        threshold_db: float | Any = 0,
-        ratio: float | Any = 1,
-        attack_ms: float | Any = 1.0,
-        release_ms: float | Any = 100,
-    ) -> None:
-        super().__init__(threshold_db=threshold_db, ratio=ratio, attack_ms=attack_ms, release_ms=release_ms)
 
     def _update(self) -> None:
         self._attack = ballistics_coefficient(self.attack_ms, self._sr)
@@ -340,40 +317,19 @@ class NoiseGate(SidechainInput, _Dynamics):
     steady signal ``L`` dB under the threshold comes out ``L * ratio`` dB under it. With the default -100 dB
     threshold, normal signals pass unchanged.
 
-    Parameters
-    ----------
-    threshold_db : float
-        Level below which the signal is attenuated, in dBFS (default -100; any finite value).
-    ratio : float
-        Expansion ratio, >= 1 (default 10; 1 leaves the signal unchanged).
-    attack_ms : float
-        Attack time of the envelope in milliseconds, >= 0 (default 1.0).
-    release_ms : float
-        Release time of the envelope in milliseconds, >= 0 (default 100).
-
     Sidechain: ``gate.sidechain = key`` or ``process(audio, sr, sidechain=key)``: the gate opens and closes with
     the key's level instead of the input's (see :class:`Compressor`).
 
     All four parameters are automatable per sample (arrays, ``Envelope``, ``LFO``).
     """
 
-    threshold_db = Param(-100.0, unit="dB", doc="level below which the signal is attenuated")
-    ratio = Param(10.0, minimum=1.0, doc="expansion ratio below the threshold")
-    attack_ms = Param(1.0, minimum=0.0, unit="ms", doc="attack time constant of the envelope")
-    release_ms = Param(100.0, minimum=0.0, unit="ms", doc="release time constant of the envelope")
+    threshold_db = Param(-100.0, unit="dB", doc="level below which the signal is attenuated", per_sample=True)
+    ratio = Param(10.0, minimum=1.0, doc="expansion ratio below the threshold", per_sample=True)
+    attack_ms = Param(1.0, minimum=0.0, unit="ms", doc="attack time constant of the envelope", per_sample=True)
+    release_ms = Param(100.0, minimum=0.0, unit="ms", doc="release time constant of the envelope", per_sample=True)
 
-    _automatable = _native_automation = frozenset({"threshold_db", "ratio", "attack_ms", "release_ms"})
     _above = False
     _use_rms = True
-
-    def __init__(
-        self,
-        threshold_db: float | Any = -100.0,
-        ratio: float | Any = 10,
-        attack_ms: float | Any = 1.0,
-        release_ms: float | Any = 100.0,
-    ) -> None:
-        super().__init__(threshold_db=threshold_db, ratio=ratio, attack_ms=attack_ms, release_ms=release_ms)
 
     def _update(self) -> None:
         self._attack = ballistics_coefficient(self.attack_ms, self._sr)
@@ -409,25 +365,15 @@ class Limiter(_Dynamics):
     The output never exceeds 1.0 in magnitude. When ``threshold_db`` changes while streaming, the makeup gain
     moves to its new value over 1 ms. Use :class:`BrickwallLimiter` for a ceiling without makeup gain.
 
-    Parameters
-    ----------
-    threshold_db : float
-        Threshold of the limiting stage in dBFS (default -10; any finite value).
-    release_ms : float
-        Release time of the limiting stage in milliseconds, >= 0 (default 100).
-
     Both parameters are automatable at sub-block granularity: the value at the start of every 32-sample
     sub-block (aligned to the stream) is applied to that sub-block; the makeup gain then ramps to its new value
     over 1 ms, so a threshold sweep is smooth.
     """
 
-    threshold_db = Param(-10.0, unit="dB", doc="threshold of the limiting stage (output is boosted to match)")
-    release_ms = Param(100.0, minimum=0.0, unit="ms", doc="release time of the limiting stage")
-
-    _automatable = frozenset({"threshold_db", "release_ms"})
-
-    def __init__(self, threshold_db: float | Any = -10.0, release_ms: float | Any = 100.0) -> None:
-        super().__init__(threshold_db=threshold_db, release_ms=release_ms)
+    threshold_db = Param(
+        -10.0, unit="dB", doc="threshold of the limiting stage (output is boosted to match)", automatable=True
+    )
+    release_ms = Param(100.0, minimum=0.0, unit="ms", doc="release time of the limiting stage", automatable=True)
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         super()._prepare(sample_rate, num_channels)

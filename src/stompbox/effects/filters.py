@@ -237,12 +237,8 @@ def _decay_seconds(coeffs: np.ndarray, sample_rate: float) -> float:
     return float(-3.0 / math.log10(radius) / sample_rate)
 
 
-class _BiquadPlugin(Plugin):
+class _BiquadPlugin(Plugin, block_invariant=True, whole_call=True):
     """Shared machinery: float64 state ``(channels, 4)``, coefficients from :meth:`_design`, one kernel."""
-
-    _block_invariant = True
-
-    _whole_call = True
 
     _abstract = True
 
@@ -290,24 +286,14 @@ class LowpassFilter(_BiquadPlugin):
 
     The bilinear transform of ``H(s) = 1 / (1 + s / wc)`` with prewarping, so the digital magnitude is
     ``|H(f)| = 1 / sqrt(1 + (tan(pi f / sr) / tan(pi fc / sr)) ** 2)``: exactly -3.01 dB at the cutoff and a
-    zero at Nyquist.
-
-    Parameters
-    ----------
-    cutoff_frequency_hz : float
-        Cutoff frequency in Hz, > 0 (default 50). Cutoffs at or above Nyquist are processed at
-        ``0.4999 * sample_rate`` (where the filter is close to a pass-through); pedalboard gives non-finite
-        output there instead. Automatable per sample (coefficients are designed for every sample, in double
-        precision).
+    zero at Nyquist. Cutoffs at or above Nyquist are processed at ``0.4999 * sample_rate`` (where the filter is
+    close to a pass-through); pedalboard gives non-finite output there instead. Automated, the coefficients are
+    designed for every sample, in double precision.
     """
 
     cutoff_frequency_hz = Param(
-        50.0, minimum=0.0, min_exclusive=True, unit="Hz", doc="-3 dB frequency", error=CUTOFF_ERROR
+        50.0, minimum=0.0, min_exclusive=True, unit="Hz", doc="-3 dB frequency", error=CUTOFF_ERROR, per_sample=True
     )
-    _automatable = _native_automation = frozenset({"cutoff_frequency_hz"})
-
-    def __init__(self, cutoff_frequency_hz: float = 50) -> None:
-        super().__init__(cutoff_frequency_hz=cutoff_frequency_hz)
 
     def _design(self, sample_rate: float) -> np.ndarray:
         return _first_order("low", sample_rate, self.cutoff_frequency_hz)
@@ -320,24 +306,15 @@ class HighpassFilter(_BiquadPlugin):
     """A first-order high-pass filter: 6 dB/octave below the cutoff, -3.01 dB at the cutoff.
 
     The bilinear transform of ``H(s) = (s / wc) / (1 + s / wc)`` with prewarping:
-    ``|H(f)| = 1 / sqrt(1 + (tan(pi fc / sr) / tan(pi f / sr)) ** 2)``, with a zero at DC.
-
-    Parameters
-    ----------
-    cutoff_frequency_hz : float
-        Cutoff frequency in Hz, > 0 (default 50). Cutoffs at or above Nyquist are processed at
-        ``0.4999 * sample_rate`` (where the filter removes nearly everything); pedalboard gives non-finite
-        output there instead. Automatable per sample (coefficients are designed for every sample, in double
-        precision).
+    ``|H(f)| = 1 / sqrt(1 + (tan(pi fc / sr) / tan(pi f / sr)) ** 2)``, with a zero at DC. Cutoffs at or above
+    Nyquist are processed at ``0.4999 * sample_rate`` (where the filter removes nearly everything); pedalboard
+    gives non-finite output there instead. Automated, the coefficients are designed for every sample, in double
+    precision.
     """
 
     cutoff_frequency_hz = Param(
-        50.0, minimum=0.0, min_exclusive=True, unit="Hz", doc="-3 dB frequency", error=CUTOFF_ERROR
+        50.0, minimum=0.0, min_exclusive=True, unit="Hz", doc="-3 dB frequency", error=CUTOFF_ERROR, per_sample=True
     )
-    _automatable = _native_automation = frozenset({"cutoff_frequency_hz"})
-
-    def __init__(self, cutoff_frequency_hz: float = 50) -> None:
-        super().__init__(cutoff_frequency_hz=cutoff_frequency_hz)
 
     def _design(self, sample_rate: float) -> np.ndarray:
         return _first_order("high", sample_rate, self.cutoff_frequency_hz)
@@ -352,36 +329,30 @@ class IIRFilter(_BiquadPlugin):
 
     All of them are RBJ Audio EQ Cookbook designs (JUCE's ``makeLowShelf`` / ``makeHighShelf`` /
     ``makePeakFilter``), one filter per channel. The design frequency is kept within
-    ``[2 Hz, sample_rate / 2 - 100 Hz]`` (as pedalboard does), so a cutoff at or above Nyquist is safe.
+    ``[2 Hz, sample_rate / 2 - 100 Hz]`` (as pedalboard does), so a cutoff at or above Nyquist is safe. A gain
+    of 0 dB is a pass-through; gains beyond +-300 dB are treated as +-300 dB. ``q`` (default 1/sqrt(2) as a
+    float32) sets the bandwidth of the peak and the steepness of a shelf's transition (1/sqrt(2) is the steepest
+    without overshoot).
 
-    Parameters
-    ----------
-    cutoff_frequency_hz : float
-        Cutoff (shelves) or centre (peak) frequency in Hz, > 0 (default 440).
-    gain_db : float
-        Gain of the shelf or of the peak in dB (default 0: a pass-through). Values beyond +-300 dB are treated
-        as +-300 dB.
-    q : float
-        Quality factor, > 0 (default 1/sqrt(2) as a float32, 0.7071067690849304). For the peak it sets the
-        bandwidth; for the shelves the steepness of the transition (1/sqrt(2) is the steepest without overshoot).
-
-    All three parameters are automatable per sample (an array, an ``Envelope`` or an ``LFO``): the coefficients
-    are designed for every sample (vectorised, double precision) and run through a direct-form-I recursion, whose
-    state (past inputs and outputs) stays meaningful when the coefficients move, so sweeps have no steps.
+    Automated (an array, an ``Envelope`` or an ``LFO``), the coefficients are designed for every sample
+    (vectorised, double precision) and run through a direct-form-I recursion, whose state (past inputs and
+    outputs) stays meaningful when the coefficients move, so sweeps have no steps.
     """
 
     _abstract = True
     _kind = ""
 
     cutoff_frequency_hz = Param(
-        440.0, minimum=0.0, min_exclusive=True, unit="Hz", doc="cutoff or centre frequency", error=CUTOFF_ERROR
+        440.0,
+        minimum=0.0,
+        min_exclusive=True,
+        unit="Hz",
+        doc="cutoff (shelves) or centre (peak) frequency",
+        error=CUTOFF_ERROR,
+        per_sample=True,
     )
-    gain_db = Param(0.0, unit="dB", doc="gain of the shelf or peak")
-    q = Param(0.7071067690849304, minimum=0.0, min_exclusive=True, doc="quality factor", error=Q_ERROR)
-    _automatable = _native_automation = frozenset({"cutoff_frequency_hz", "gain_db", "q"})
-
-    def __init__(self, cutoff_frequency_hz: float = 440, gain_db: float = 0.0, q: float = 0.7071067690849304) -> None:
-        super().__init__(cutoff_frequency_hz=cutoff_frequency_hz, gain_db=gain_db, q=q)
+    gain_db = Param(0.0, unit="dB", doc="gain of the shelf or peak", per_sample=True)
+    q = Param(0.7071067690849304, minimum=0.0, min_exclusive=True, doc="quality factor", error=Q_ERROR, per_sample=True)
 
     def _design(self, sample_rate: float) -> np.ndarray:
         return _biquad(self._kind, sample_rate, self.cutoff_frequency_hz, self.q, self.gain_db)
@@ -400,7 +371,7 @@ class LowShelfFilter(IIRFilter):
     """A low shelf: frequencies below the cutoff are boosted (or cut) by ``gain_db``.
 
     The response is ``gain_db`` at DC, ``gain_db / 2`` at the cutoff and 0 dB far above it. See
-    :class:`IIRFilter` for the parameters (``cutoff_frequency_hz=440``, ``gain_db=0.0``, ``q=0.7071``).
+    :class:`IIRFilter` for the design.
     """
 
     _kind = "lowshelf"
@@ -410,7 +381,7 @@ class HighShelfFilter(IIRFilter):
     """A high shelf: frequencies above the cutoff are boosted (or cut) by ``gain_db``.
 
     The response is 0 dB at DC, ``gain_db / 2`` at the cutoff and ``gain_db`` at Nyquist. See
-    :class:`IIRFilter` for the parameters (``cutoff_frequency_hz=440``, ``gain_db=0.0``, ``q=0.7071``).
+    :class:`IIRFilter` for the design.
     """
 
     _kind = "highshelf"
@@ -420,7 +391,7 @@ class PeakFilter(IIRFilter):
     """A peak (bell) filter: frequencies around the centre are boosted (or cut) by ``gain_db``.
 
     The response is ``gain_db`` at ``cutoff_frequency_hz`` and 0 dB at DC and Nyquist; ``q`` sets the
-    bandwidth. See :class:`IIRFilter` for the parameters.
+    bandwidth. See :class:`IIRFilter` for the design.
     """
 
     _kind = "peak"

@@ -239,26 +239,14 @@ def _approximately_equal(a: np.float32, b: np.float32) -> bool:
     )
 
 
-class LadderFilter(Plugin):
+class LadderFilter(Plugin, block_invariant=True):
     """A multi-mode audio filter modelled on the classic Moog synthesizer ladder filter, with drive.
 
     Depending on ``mode``, frequencies above, below, or on both sides of the cutoff are attenuated, at 12 or
     24 dB/octave. Higher ``resonance`` gives a peak at the cutoff; ``drive`` saturates the input and the
     feedback path. When a parameter changes during a stream (``reset=False``), cutoff and resonance glide to
-    their new values over 50 ms; changing ``mode`` clears the filter's state.
-
-    Parameters
-    ----------
-    mode : LadderFilter.Mode
-        ``LPF12``, ``HPF12``, ``BPF12``, ``LPF24``, ``HPF24`` or ``BPF24`` (low/high/band-pass at 12 or 24
-        dB/octave; default ``LPF12``). The members are also class attributes: ``LadderFilter.HPF24``.
-    cutoff_hz : float
-        Cutoff frequency in Hz, >= 0 (default 200). 0 gives silence; cutoffs above Nyquist are allowed (the
-        stages then pass nearly everything). Negative values are rejected (pedalboard outputs NaN for them).
-    resonance : float
-        Feedback amount, 0 to 1 (default 0).
-    drive : float
-        Input saturation, >= 1 (default 1.0); higher values distort more.
+    their new values over 50 ms; changing ``mode`` clears the filter's state. The modes are also class
+    attributes (``LadderFilter.HPF24``). A negative cutoff is rejected (pedalboard outputs NaN for it).
 
     ``cutoff_hz``, ``resonance`` and ``drive`` are automatable (arrays, ``Envelope``, ``LFO``) at sub-block
     granularity: the value at the start of every 32-sample sub-block (aligned to the stream) is taken, and while
@@ -266,8 +254,6 @@ class LadderFilter(Plugin):
     instead of 50 ms (so the filter follows the automation, piecewise linearly, 32 samples late at most); drive
     steps once per sub-block.
     """
-
-    _block_invariant = True
 
     class Mode(enum.IntEnum):
         """Filter response of a :class:`LadderFilter`."""
@@ -294,19 +280,22 @@ class LadderFilter(Plugin):
 
     mode = Param(Mode.LPF12, kind=Mode, doc="filter response (low/high/band-pass, 12 or 24 dB/octave)")
     cutoff_hz = Param(
-        200.0, minimum=0.0, unit="Hz", doc="cutoff frequency", error="Cutoff frequency must not be negative."
+        200.0,
+        minimum=0.0,
+        unit="Hz",
+        doc="cutoff frequency (0 gives silence; above Nyquist the stages pass nearly everything)",
+        error="Cutoff frequency must not be negative.",
+        automatable=True,
     )
     resonance = Param(
-        0.0, minimum=0.0, maximum=1.0, doc="feedback around the ladder", error="Resonance must be between 0.0 and 1.0."
+        0.0,
+        minimum=0.0,
+        maximum=1.0,
+        doc="feedback around the ladder",
+        error="Resonance must be between 0.0 and 1.0.",
+        automatable=True,
     )
-    drive = Param(1.0, minimum=1.0, doc="input saturation", error="Drive must be greater than 1.0.")
-
-    _automatable = frozenset({"cutoff_hz", "resonance", "drive"})
-
-    def __init__(
-        self, mode: LadderFilter.Mode = Mode.LPF12, cutoff_hz: float = 200, resonance: float = 0, drive: float = 1.0
-    ) -> None:
-        super().__init__(mode=mode, cutoff_hz=cutoff_hz, resonance=resonance, drive=drive)
+    drive = Param(1.0, minimum=1.0, doc="input saturation", error="Drive must be greater than 1.0.", automatable=True)
 
     # ------------------------------------------------------------------ plugin hooks
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
@@ -375,8 +364,7 @@ class LadderFilter(Plugin):
             # The mode change clears the ladder now: parameters set before it take effect without a glide,
             # parameters set after it glide from there (the order of the reference's setters).
             with self._lock:
-                self._update()
-                self._dirty = False
+                self._update_now()
 
     def _process(self, block: np.ndarray) -> np.ndarray:
         _ladder_kernel(block, self._state, _TABLE, self._params_vec, self._smooth, self._counts)

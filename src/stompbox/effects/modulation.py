@@ -164,15 +164,13 @@ def _chorus_kernel(block, ring, pos, last, sm, osc, delays, wet, base_inc, centr
     return (pos + n) & mask
 
 
-class _Modulation(Plugin):
+class _Modulation(Plugin, block_invariant=True):
     """Shared plumbing of Chorus and Phaser: smoothers, LFO phase, feedback memory and scratch rows.
 
     Every parameter is automatable at sub-block granularity: the value at the start of every 32-sample
     sub-block (aligned to the stream) is taken, and while any parameter is automated the internal ramps glide to
     it over those 32 samples instead of 50 ms (piecewise-linear, at most 32 samples late).
     """
-
-    _block_invariant = True
 
     _abstract = True
     #: seconds of JUCE's parameter ramps
@@ -228,43 +226,39 @@ class Chorus(_Modulation):
     depth, feedback and mix made while streaming ramp over 50 ms. Sample-for-sample compatible with
     pedalboard's ``Chorus`` (JUCE's ``dsp::Chorus``). All parameters are automatable (per 32-sample sub-block,
     see ``_Modulation``).
-
-    Parameters
-    ----------
-    rate_hz : float
-        LFO rate in Hz, 0 to 100 (default 1.0).
-    depth : float
-        LFO depth, 0 to 1 (default 0.25); 1 sweeps the delay by +-10 ms.
-    centre_delay_ms : float
-        Delay at the centre of the sweep in ms, 0 to 100 (default 7.0); values below 1 act as 1.
-    feedback : float
-        Fraction of the output fed back (negated) into the delay line, -1 to 1 (default 0.0).
-    mix : float
-        Wet fraction of the output, 0 (dry, an exact pass-through) to 1 (default 0.5).
     """
 
     rate_hz = Param(
-        1.0, minimum=0.0, maximum=100.0, unit="Hz", doc="LFO rate", error="Rate must be between 0 Hz and 100 Hz."
+        1.0,
+        minimum=0.0,
+        maximum=100.0,
+        unit="Hz",
+        doc="LFO rate",
+        error="Rate must be between 0 Hz and 100 Hz.",
+        automatable=True,
     )
-    _automatable = frozenset({"rate_hz", "depth", "centre_delay_ms", "feedback", "mix"})
-    depth = Param(0.25, minimum=0.0, maximum=1.0, doc="LFO depth (1 sweeps the delay by +-10 ms)")
-    centre_delay_ms = Param(7.0, minimum=0.0, maximum=100.0, unit="ms", doc="delay at the centre of the sweep")
-    feedback = Param(0.0, minimum=-1.0, maximum=1.0, doc="fraction of the output fed back into the delay line")
+    depth = Param(0.25, minimum=0.0, maximum=1.0, doc="LFO depth (1 sweeps the delay by +-10 ms)", automatable=True)
+    centre_delay_ms = Param(
+        7.0,
+        minimum=0.0,
+        maximum=100.0,
+        unit="ms",
+        doc="delay at the centre of the sweep (values below 1 act as 1)",
+        automatable=True,
+    )
+    feedback = Param(
+        0.0, minimum=-1.0, maximum=1.0, doc="fraction of the output fed back into the delay line", automatable=True
+    )
     mix = Param(
-        0.5, minimum=0.0, maximum=1.0, doc="wet fraction of the output", error="Mix must be between 0.0 and 1.0."
+        0.5,
+        minimum=0.0,
+        maximum=1.0,
+        doc="wet fraction of the output",
+        error="Mix must be between 0.0 and 1.0.",
+        automatable=True,
     )
 
     _MAX_CENTRE_MS = 100.0
-
-    def __init__(
-        self,
-        rate_hz: float = 1.0,
-        depth: float = 0.25,
-        centre_delay_ms: float = 7.0,
-        feedback: float = 0.0,
-        mix: float = 0.5,
-    ) -> None:
-        super().__init__(rate_hz=rate_hz, depth=depth, centre_delay_ms=centre_delay_ms, feedback=feedback, mix=mix)
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         super()._prepare(sample_rate, num_channels)
@@ -389,41 +383,26 @@ class Phaser(_Modulation):
     notches in the spectrum. Changes made while streaming ramp over 50 ms. Sample-for-sample compatible with
     pedalboard's ``Phaser`` (JUCE's ``dsp::Phaser``). All parameters are automatable (per 32-sample sub-block,
     gliding over it).
-
-    Parameters
-    ----------
-    rate_hz : float
-        LFO rate in Hz, 0 to 100 (default 1.0).
-    depth : float
-        LFO depth, 0 to 1 (default 0.5): the sweep covers ``depth`` of the 20 Hz-20 kHz log range.
-    centre_frequency_hz : float
-        Centre of the sweep in Hz, > 0 (default 1300.0); 20 Hz to 20 kHz is the useful range.
-    feedback : float
-        Fraction of the output fed back into the all-pass chain, -1 to 1 (default 0.0).
-    mix : float
-        Wet fraction of the output, 0 (dry) to 1 (default 0.5).
     """
 
     _LFO_DECIMATION = _UPDATE_EVERY
 
-    rate_hz = Param(1.0, minimum=0.0, maximum=100.0, unit="Hz", doc="LFO rate")
-    _automatable = frozenset({"rate_hz", "depth", "centre_frequency_hz", "feedback", "mix"})
-    depth = Param(0.5, minimum=0.0, maximum=1.0, doc="LFO depth (fraction of the log frequency range)")
-    centre_frequency_hz = Param(1300.0, minimum=0.0, min_exclusive=True, unit="Hz", doc="centre of the sweep")
-    feedback = Param(0.0, minimum=-1.0, maximum=1.0, doc="fraction of the output fed back into the filters")
-    mix = Param(0.5, minimum=0.0, maximum=1.0, doc="wet fraction of the output")
-
-    def __init__(
-        self,
-        rate_hz: float = 1.0,
-        depth: float = 0.5,
-        centre_frequency_hz: float = 1300.0,
-        feedback: float = 0.0,
-        mix: float = 0.5,
-    ) -> None:
-        super().__init__(
-            rate_hz=rate_hz, depth=depth, centre_frequency_hz=centre_frequency_hz, feedback=feedback, mix=mix
-        )
+    rate_hz = Param(1.0, minimum=0.0, maximum=100.0, unit="Hz", doc="LFO rate", automatable=True)
+    depth = Param(
+        0.5, minimum=0.0, maximum=1.0, doc="LFO depth (fraction of the log frequency range)", automatable=True
+    )
+    centre_frequency_hz = Param(
+        1300.0,
+        minimum=0.0,
+        min_exclusive=True,
+        unit="Hz",
+        doc="centre of the sweep (20 Hz to 20 kHz is the useful range)",
+        automatable=True,
+    )
+    feedback = Param(
+        0.0, minimum=-1.0, maximum=1.0, doc="fraction of the output fed back into the filters", automatable=True
+    )
+    mix = Param(0.5, minimum=0.0, maximum=1.0, doc="wet fraction of the output", automatable=True)
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         super()._prepare(sample_rate, num_channels)

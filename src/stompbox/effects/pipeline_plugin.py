@@ -10,15 +10,13 @@ import numpy as np
 from ..core.plugin import Plugin
 
 
-class PipelinePlugin(Plugin):
+class PipelinePlugin(Plugin, block_invariant=True):
     """Base of plugins whose processing is an :class:`~stompbox.effects.resample.AlignedPipeline` that
     ``_update()`` builds into ``self._pipeline``: reset, latency and processing are the pipeline's.
 
     ``_sanitize_input = True`` replaces NaN and infinity before the pipeline (codecs must not be fed them). With
     :class:`~stompbox.core.plugin.PairedChannels`, the latency is that of the first pair's copy.
     """
-
-    _block_invariant = True
 
     _abstract = True
     _sanitize_input: bool = False

@@ -288,7 +288,7 @@ def semitones_to_ratio(semitones: float) -> float:
     return float(2.0 ** (semitones / 12.0))
 
 
-class PitchShift(Plugin):
+class PitchShift(Plugin, block_invariant=True):
     """Shift the pitch of the audio without changing its duration.
 
     A phase vocoder with identity phase locking, peak shifting and transient phase resets (see the module
@@ -299,32 +299,22 @@ class PitchShift(Plugin):
     length and is time-aligned with it; with ``reset=False`` the first ``latency_samples`` samples of a stream
     are withheld. At 0 semitones the input comes back exactly (delayed by the latency), by the engine's own
     identity rule rather than a special case.
-
-    Parameters
-    ----------
-    semitones : float
-        The pitch shift in semitones, -72 to 72 (default 0). The frequency ratio is ``2 ** (semitones / 12)``;
-        content shifted above the Nyquist frequency is dropped.
     """
-
-    _block_invariant = True
 
     semitones = Param(
         0.0,
         minimum=-MAX_SEMITONES,
         maximum=MAX_SEMITONES,
         unit="st",
-        doc="pitch shift in semitones",
+        doc="pitch shift (frequency ratio 2 ** (semitones / 12); content above Nyquist is dropped)",
         error="Semitones of pitch must be a value between -72st and 72st.",
     )
 
     #: analysis frames per synthesis hop
     OVERLAP = 8
 
-    def __init__(self, semitones: float = 0.0) -> None:
-        super().__init__(semitones=semitones)
-        self._vocoder: _Vocoder | None = None
-        self._size = 0
+    _vocoder: _Vocoder | None = None
+    _size = 0
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         self._size = frame_size(sample_rate)

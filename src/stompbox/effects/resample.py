@@ -410,18 +410,9 @@ class Resample(PipelinePlugin):
     Nyquist frequency is removed by the anti-aliased qualities, or folded back by the interpolators) and the
     interpolation error. The round trip adds a fixed latency (reported by :attr:`latency_samples`) that
     ``process`` compensates, so the output lines up with the input; the result does not depend on
-    ``buffer_size``.
-
-    Parameters
-    ----------
-    target_sample_rate : float
-        The intermediate rate in Hz (> 0, fractional allowed; default 8000). It may be at most 4096 times
-        above or below the input rate, and at most 10 MHz.
-    quality : Resample.Quality
-        The resampling method (default ``WindowedSinc32``): ``ZeroOrderHold``, ``Linear``, ``CatmullRom``,
-        ``Lagrange`` (interpolators, which alias) or ``WindowedSinc``/``WindowedSinc256`` ...
-        ``WindowedSinc8`` (windowed sinc filters with that many zero crossings; all but ``WindowedSinc`` are
-        anti-aliased).
+    ``buffer_size``. The qualities ``ZeroOrderHold``, ``Linear``, ``CatmullRom`` and ``Lagrange`` are
+    interpolators, which alias; ``WindowedSinc``, ``WindowedSinc256`` ... ``WindowedSinc8`` are windowed sinc
+    filters with that many zero crossings, all but ``WindowedSinc`` anti-aliased.
     """
 
     Quality = Quality
@@ -443,7 +434,7 @@ class Resample(PipelinePlugin):
         min_exclusive=True,
         maximum=MAX_TARGET_RATE,
         unit="Hz",
-        doc="rate the signal is resampled to and back from",
+        doc="rate the signal is resampled to and back from (at most 4096 times above or below the input rate)",
         error="Target sample rate must be greater than 0Hz (and at most 10 MHz).",
     )
     quality = Param(Quality.WindowedSinc32, kind=Quality, doc="resampling method")
@@ -451,10 +442,8 @@ class Resample(PipelinePlugin):
     #: extra delay (samples) on top of the resamplers' own; ResampleWithLatency sets it
     _extra_latency = 0
 
-    def __init__(self, target_sample_rate: float = 8000.0, quality: Quality = Quality.WindowedSinc32) -> None:
-        super().__init__(target_sample_rate=target_sample_rate, quality=quality)
-        self._pipeline: AlignedPipeline | None = None
-        self._config: tuple[Any, ...] | None = None
+    _pipeline: AlignedPipeline | None = None
+    _config: tuple[Any, ...] | None = None
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         self._sr = float(sample_rate)

@@ -113,7 +113,7 @@ def _reverb_kernel(block, combs, comb_sizes, comb_pos, comb_last, allpasses, ap_
             block[0, i] = out_l * wet1 + block[0, i] * dry
 
 
-class Reverb(PairedChannels, Plugin):
+class Reverb(PairedChannels, Plugin, block_invariant=True):
     """A stereo room reverb (Freeverb: 8 parallel damped comb filters into 4 series all-passes per channel).
 
     The right channel's delay lines are 23 samples (at 44.1 kHz) longer than the left's, which decorrelates the
@@ -132,66 +132,55 @@ class Reverb(PairedChannels, Plugin):
     is taken and, while any parameter is automated, the internal ramps last 32 samples instead of 10 ms, so the
     reverb follows the automation piecewise linearly (for mono and stereo; channel pairs of wider audio keep the
     10 ms ramps).
-
-    Parameters
-    ----------
-    room_size : float
-        Size of the room, 0 to 1 (default 0.5): the comb feedback is ``0.7 + 0.28 * room_size``.
-    damping : float
-        High-frequency damping of the reflections, 0 (none) to 1 (default 0.5).
-    wet_level : float
-        Level of the reverberated signal, 0 to 1 (default 0.33).
-    dry_level : float
-        Level of the unprocessed signal, 0 to 1 (default 0.4).
-    width : float
-        Stereo width of the reverb, 0 (mono) to 1 (default 1.0).
-    freeze_mode : float
-        0 to 1 (default 0.0); at 0.5 or above the reverb holds its current sound forever (no damping, full
-        feedback) and takes no new input.
     """
 
-    _block_invariant = True
-
     room_size = Param(
-        0.5, minimum=0.0, maximum=1.0, doc="room size", error="Room Size value must be between 0.0 and 1.0."
+        0.5,
+        minimum=0.0,
+        maximum=1.0,
+        doc="size of the room (the comb feedback is 0.7 + 0.28 * room_size)",
+        error="Room Size value must be between 0.0 and 1.0.",
+        automatable=True,
     )
     damping = Param(
-        0.5, minimum=0.0, maximum=1.0, doc="high-frequency damping", error="Damping value must be between 0.0 and 1.0."
+        0.5,
+        minimum=0.0,
+        maximum=1.0,
+        doc="high-frequency damping",
+        error="Damping value must be between 0.0 and 1.0.",
+        automatable=True,
     )
     wet_level = Param(
-        0.33, minimum=0.0, maximum=1.0, doc="reverb level", error="Wet Level must be between 0.0 and 1.0."
+        0.33,
+        minimum=0.0,
+        maximum=1.0,
+        doc="reverb level",
+        error="Wet Level must be between 0.0 and 1.0.",
+        automatable=True,
     )
     dry_level = Param(
-        0.4, minimum=0.0, maximum=1.0, doc="dry signal level", error="Dry Level must be between 0.0 and 1.0."
+        0.4,
+        minimum=0.0,
+        maximum=1.0,
+        doc="dry signal level",
+        error="Dry Level must be between 0.0 and 1.0.",
+        automatable=True,
     )
-    width = Param(1.0, minimum=0.0, maximum=1.0, doc="stereo width", error="Width value must be between 0.0 and 1.0.")
+    width = Param(
+        1.0,
+        minimum=0.0,
+        maximum=1.0,
+        doc="stereo width",
+        error="Width value must be between 0.0 and 1.0.",
+        automatable=True,
+    )
     freeze_mode = Param(
         0.0,
         minimum=0.0,
         maximum=1.0,
-        doc="hold the reverb (>= 0.5)",
+        doc="at 0.5 or above, hold the current sound forever and take no new input",
         error="Freeze Mode value must be between 0.0 and 1.0.",
     )
-
-    def __init__(
-        self,
-        room_size: float = 0.5,
-        damping: float = 0.5,
-        wet_level: float = 0.33,
-        dry_level: float = 0.4,
-        width: float = 1.0,
-        freeze_mode: float = 0.0,
-    ) -> None:
-        super().__init__(
-            room_size=room_size,
-            damping=damping,
-            wet_level=wet_level,
-            dry_level=dry_level,
-            width=width,
-            freeze_mode=freeze_mode,
-        )
-
-    _automatable = frozenset({"room_size", "damping", "wet_level", "dry_level", "width"})
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         self._channels = num_channels

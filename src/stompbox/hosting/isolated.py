@@ -194,7 +194,7 @@ class IsolatedPlugin(ExternalPlugin):
             self._spawn()
             for index, raw in values.items():
                 self._call("set_raw", index, raw)
-            self._format = None
+            self._forget_format()
 
     def _last_raw_values(self) -> dict[int, float]:
         return dict(self.__dict__.get("_raw_values", {}))
@@ -343,7 +343,7 @@ class IsolatedPlugin(ExternalPlugin):
             )
             size = int(np.prod(shape))
             out = flat[:size].reshape(shape).copy()
-            self._format = None  # the child's engine ran: a board using this plugin prepares it again
+            self._forget_format()  # the child's engine ran: a board using this plugin prepares it again
         return out
 
     def _render_midi(

@@ -1180,7 +1180,7 @@ class LV2Plugin(ControlPortPlugin):
         if "_instances" in self.__dict__:
             with self._lock:
                 self._free_instances()
-                self._format = None
+                self._forget_format()
 
     def __del__(self) -> None:
         try:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .._base import jit
+from .._base import atomic, jit
 from .._base.atomic import AtomicWrite
 from .._base.channels import layout_name
 from .._base.errors import LayoutError
@@ -553,15 +553,17 @@ class WriteableAudioFile(AudioFile):
         target: Any = file
         if path is not None:
             try:
-                self._atomic = AtomicWrite(path)
+                self._atomic = AtomicWrite(path, create=False)
             except IsADirectoryError:
                 raise NotAnAudioFileError(f"Cannot write {path}: it is a directory.") from None
             except FileNotFoundError as exc:
                 raise AudioFileNotFoundError(f"{exc.strerror}.") from None
             except OSError as exc:
                 raise self._write_error(exc) from None
-            target = self._atomic.target
         try:
+            if self._atomic is not None:
+                self._atomic.create()
+                target = self._atomic.target
             self._encoder: Encoder = open_encoder(target, settings, rate, channels)
         except OSError as exc:
             self._discard()
@@ -776,7 +778,7 @@ class WriteableAudioFile(AudioFile):
         or ``discard`` (then the earlier file stays and the temporary file goes)."""
         if getattr(self, "_closed", True) or getattr(self, "_pid", None) != os.getpid():
             return
-        if discard or self._failed:
+        if discard or self._failed or not atomic.finish_dropped_writers:
             self._abort()
         else:
             self.close()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -1157,6 +1158,38 @@ def plain_io(file: Any) -> bool:
     )
 
 
+_TRAPS = threading.local()  # the traps of the libsndfile calls running on this thread, innermost last
+_HOOKED: list[Any] = []  # the unraisable hook found when ours was installed
+
+
+def _callback_interrupts(hook: Any) -> None:
+    """``sys.unraisablehook`` while libsndfile runs: an exception that is not an ``Exception`` (Ctrl-C's
+    ``KeyboardInterrupt``, the command line's SIGTERM) raised by a signal handler as a callback of soundfile
+    began, outside the trap's own ``try``, is caught by cffi and only printed; the write then carried on. It is
+    given to the trap instead, which re-raises it once libsndfile returns."""
+    traps = getattr(_TRAPS, "stack", None)
+    exc = getattr(hook, "exc_value", None)
+    if traps and exc is not None and not isinstance(exc, Exception):
+        if traps[-1].error is None:
+            traps[-1].error = exc
+        return
+    _HOOKED[0](hook)
+
+
+@contextlib.contextmanager
+def _trapping(trap: Any) -> Iterator[None]:
+    """Route interrupts raised in soundfile's callbacks on this thread to ``trap`` (see above)."""
+    if not _HOOKED or sys.unraisablehook is not _callback_interrupts:
+        _HOOKED[:] = [sys.unraisablehook]
+        sys.unraisablehook = _callback_interrupts
+    stack = _TRAPS.__dict__.setdefault("stack", [])
+    stack.append(trap)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
 class _WriteErrorTrap:
     """A file-like for libsndfile that catches the first exception of the user's ``read``/``write``/``seek``.
 
@@ -1176,8 +1209,8 @@ class _WriteErrorTrap:
             return None
         try:
             return getattr(self._file, name)(*args)
-        except Exception as exc:  # noqa: BLE001 - re-raised by the encoder, outside libsndfile's callback
-            self.error = exc
+        except BaseException as exc:  # re-raised by the encoder, outside libsndfile's callback (which would drop
+            self.error = exc  # it: a Ctrl-C or SIGTERM arriving during a write was lost there)
             return None
 
     def write(self, data: Any) -> int:
@@ -1375,19 +1408,25 @@ class SoundfileEncoder(Encoder):
         if fmt == "WAV" and num_channels > 2:
             fmt = "WAVEX"
         try:
-            self._file = sf.SoundFile(
-                target,
-                "w",
-                samplerate=samplerate,
-                channels=num_channels,
-                format=fmt,
-                subtype=settings.subtype,
-                **kwargs,
-            )
+            with _trapping(self._trap):
+                self._file = sf.SoundFile(
+                    target,
+                    "w",
+                    samplerate=samplerate,
+                    channels=num_channels,
+                    format=fmt,
+                    subtype=settings.subtype,
+                    **kwargs,
+                )
         except (sf.LibsndfileError, RuntimeError, ValueError) as exc:
             if self._owned is not None:
                 self._owned.close()
+            if self._trap.error is not None and not isinstance(self._trap.error, Exception):
+                raise self._trap.error from None  # an interrupt during the header's write
             raise ValueError(f"Unable to create {settings.format.upper()} writer: {exc}") from exc
+        if self._trap.error is not None and not isinstance(self._trap.error, Exception):
+            self.abort()
+            raise self._trap.error
         native = getattr(sf, "_snd", None)
         if native is not None and hasattr(sf, "_ffi"):
             # No PEAK chunk in float WAV/AIFF files: it holds the time of writing, so the same audio written
@@ -1409,7 +1448,8 @@ class SoundfileEncoder(Encoder):
         """Call a method of the libsndfile file. If it fails, raise the exception the user's file-like raised
         (libsndfile only saw a failed callback), else :class:`AudioWriteError` (never soundfile's own)."""
         try:
-            method(*args)
+            with _trapping(self._trap):
+                method(*args)
         except (AssertionError, self._sf.LibsndfileError) as exc:  # AssertionError: a frame went unwritten
             failure: Exception = exc
         else:
@@ -1448,7 +1488,8 @@ class SoundfileEncoder(Encoder):
 
     def abort(self) -> None:
         try:
-            self._file.close()
+            with _trapping(self._trap):
+                self._file.close()
         except Exception:  # noqa: BLE001 - the file is discarded
             pass
         if self._owned is not None:

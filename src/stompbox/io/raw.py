@@ -9,6 +9,7 @@ and a 16-bit WAV file of the same samples decode to the same floats.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -178,9 +179,25 @@ class RawReader(AudioReader):
 
 
 class RawWriter:
-    """Writes float ``(channels, frames)`` blocks to a byte stream as raw PCM (the writer API of the CLI)."""
+    """Writes float ``(channels, frames)`` blocks to a byte stream as raw PCM (the writer API of the CLI).
+
+    Given a path instead of a stream, it writes atomically, as every writer of a path does
+    (:mod:`stompbox._base.atomic`): the file appears on a clean ``close()``; an exception in ``with`` leaves the
+    earlier file.
+    """
 
     def __init__(self, stream: Any, layout: RawFormat) -> None:
+        self._atomic: Any = None
+        if isinstance(stream, str | os.PathLike):
+            from .._base.atomic import AtomicWrite
+
+            self._atomic = AtomicWrite(stream, create=False)
+            try:
+                self._atomic.create()
+                stream = open(self._atomic.target, "wb")  # noqa: SIM115 - closed by close()
+            except BaseException:
+                self._atomic.discard()
+                raise
         self._stream = stream
         self._layout = layout
         self.samplerate = layout.samplerate
@@ -204,10 +221,25 @@ class RawWriter:
     def close(self) -> None:
         if not self.closed:
             self.closed = True
-            self._stream.flush()
+            if self._atomic is None:
+                self._stream.flush()
+                return
+            try:
+                self._stream.close()
+                self._atomic.commit()
+            finally:
+                self._atomic.discard()
 
     def __enter__(self) -> RawWriter:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is None or self._atomic is None:
+            self.close()
+            return
+        self.closed = True
+        try:
+            self._stream.close()
+        except OSError:
+            pass
+        self._atomic.discard()

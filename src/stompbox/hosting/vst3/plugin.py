@@ -47,7 +47,7 @@ class _InstalledPlugins:
         return installed_vst3_plugins()
 
 
-class VST3Plugin(ExternalPlugin):
+class VST3Plugin(ExternalPlugin, chunks_itself=True):
     """A VST3 plugin loaded from a ``.vst3`` bundle (or its shared object), hosted in-process.
 
     Parameters
@@ -74,7 +74,6 @@ class VST3Plugin(ExternalPlugin):
     """
 
     installed_plugins = _InstalledPlugins()
-    _chunks_itself = True
     #: how a reset clears this plugin (pedalboard's ``_reload_type``); detected on the first reset
     _reload_type = ExternalPluginReloadType.Unknown
 
@@ -307,8 +306,7 @@ class VST3Plugin(ExternalPlugin):
             audio.dtype == np.float32
             and audio.strides[1] == 4
             and audio.shape[1] > chunk
-            and self._withheld == 0
-            and self.latency_samples == self._latency_seen == 0
+            and self._latency_free()
             and not self._automation
             and inst.main_in is not None
             and inst.main_out is not None
