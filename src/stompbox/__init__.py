@@ -27,7 +27,20 @@ from .core import Plugin, registry
 version = __version__
 
 # submodules and names loaded on first access: name -> module
-_LAZY_MODULES = {"io", "utils", "effects", "core", "board", "cli", "analysis", "chains", "hosting", "routing", "batch"}
+_LAZY_MODULES = {
+    "io",
+    "utils",
+    "effects",
+    "core",
+    "board",
+    "cli",
+    "analysis",
+    "chains",
+    "hosting",
+    "routing",
+    "batch",
+    "live",
+}
 _LAZY_NAMES: dict[str, str] = {
     "load_chain": ".chains",
     "load_plugin": ".hosting",
