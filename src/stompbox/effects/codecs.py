@@ -185,11 +185,6 @@ class MP3Compressor(PairedChannels, PipelinePlugin):
     )
 
     _pipeline: AlignedPipeline | None = None
-    _config: tuple[Any, ...] | None = None
-
-    def _prepare(self, sample_rate: float, num_channels: int) -> None:
-        self._sr = float(sample_rate)
-        self._channels = num_channels
 
     def _update(self) -> None:
         config = (self._sr, self._channels, float(self.vbr_quality))
@@ -368,12 +363,7 @@ class GSMFullRateCompressor(PairedChannels, PipelinePlugin):
     quality = Param(Quality.WindowedSinc8, kind=Quality, doc="resampling method to and from 8 kHz")
 
     _pipeline: AlignedPipeline | None = None
-    _config: tuple[Any, ...] | None = None
     _codec: GSMCodec | None = None
-
-    def _prepare(self, sample_rate: float, num_channels: int) -> None:
-        self._sr = float(sample_rate)
-        self._channels = num_channels
 
     def _update(self) -> None:
         config = (self._sr, self._channels, self.quality)

@@ -216,7 +216,7 @@ class _Dynamics(Plugin, block_invariant=True):
 
     def _detector_input(self, block: np.ndarray) -> np.ndarray:
         """What the envelope follows: the sidechain key of this block if one is set, else the block."""
-        key = self._key_block(block.shape[1], block.shape[0]) if self._key is not None else None  # type: ignore[attr-defined]
+        key = self._key_block(block.shape[1], block.shape[0]) if isinstance(self, SidechainInput) else None
         return block if key is None else key
 
     def _process_automated(self, block: np.ndarray, curves: dict[str, np.ndarray]) -> np.ndarray:

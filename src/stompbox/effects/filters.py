@@ -281,7 +281,24 @@ class _BiquadPlugin(Plugin, block_invariant=True, whole_call=True):
         return _decay_seconds(self._design(sample_rate), sample_rate)
 
 
-class LowpassFilter(_BiquadPlugin):
+class _FirstOrder(_BiquadPlugin):
+    """The first-order filters: one parameter, the -3 dB frequency, and a design of the ``_kind`` family."""
+
+    _abstract = True
+    _kind = ""
+
+    cutoff_frequency_hz = Param(
+        50.0, minimum=0.0, min_exclusive=True, unit="Hz", doc="-3 dB frequency", error=CUTOFF_ERROR, per_sample=True
+    )
+
+    def _design(self, sample_rate: float) -> np.ndarray:
+        return _first_order(self._kind, sample_rate, self.cutoff_frequency_hz)
+
+    def _design_curves(self, sample_rate: float, curves: dict[str, np.ndarray], n: int) -> np.ndarray:
+        return _first_order_curves(self._kind, sample_rate, self._curve(curves, "cutoff_frequency_hz", n))
+
+
+class LowpassFilter(_FirstOrder):
     """A first-order low-pass filter: 6 dB/octave above the cutoff, -3.01 dB at the cutoff.
 
     The bilinear transform of ``H(s) = 1 / (1 + s / wc)`` with prewarping, so the digital magnitude is
@@ -291,18 +308,10 @@ class LowpassFilter(_BiquadPlugin):
     designed for every sample, in double precision.
     """
 
-    cutoff_frequency_hz = Param(
-        50.0, minimum=0.0, min_exclusive=True, unit="Hz", doc="-3 dB frequency", error=CUTOFF_ERROR, per_sample=True
-    )
-
-    def _design(self, sample_rate: float) -> np.ndarray:
-        return _first_order("low", sample_rate, self.cutoff_frequency_hz)
-
-    def _design_curves(self, sample_rate: float, curves: dict[str, np.ndarray], n: int) -> np.ndarray:
-        return _first_order_curves("low", sample_rate, self._curve(curves, "cutoff_frequency_hz", n))
+    _kind = "low"
 
 
-class HighpassFilter(_BiquadPlugin):
+class HighpassFilter(_FirstOrder):
     """A first-order high-pass filter: 6 dB/octave below the cutoff, -3.01 dB at the cutoff.
 
     The bilinear transform of ``H(s) = (s / wc) / (1 + s / wc)`` with prewarping:
@@ -312,15 +321,7 @@ class HighpassFilter(_BiquadPlugin):
     precision.
     """
 
-    cutoff_frequency_hz = Param(
-        50.0, minimum=0.0, min_exclusive=True, unit="Hz", doc="-3 dB frequency", error=CUTOFF_ERROR, per_sample=True
-    )
-
-    def _design(self, sample_rate: float) -> np.ndarray:
-        return _first_order("high", sample_rate, self.cutoff_frequency_hz)
-
-    def _design_curves(self, sample_rate: float, curves: dict[str, np.ndarray], n: int) -> np.ndarray:
-        return _first_order_curves("high", sample_rate, self._curve(curves, "cutoff_frequency_hz", n))
+    _kind = "high"
 
 
 class IIRFilter(_BiquadPlugin):

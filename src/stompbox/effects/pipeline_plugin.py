@@ -21,6 +21,12 @@ class PipelinePlugin(Plugin, block_invariant=True):
     _abstract = True
     _sanitize_input: bool = False
     _pipeline: Any = None  # an AlignedPipeline (effects.resample)
+    #: what the pipeline was built for (stream format and settings): ``_update`` rebuilds it when this changes
+    _config: tuple[Any, ...] | None = None
+
+    def _prepare(self, sample_rate: float, num_channels: int) -> None:
+        self._sr = float(sample_rate)
+        self._channels = num_channels
 
     def _reset_state(self) -> None:
         if self._pipeline is not None:

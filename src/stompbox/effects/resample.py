@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 
@@ -443,11 +442,6 @@ class Resample(PipelinePlugin):
     _extra_latency = 0
 
     _pipeline: AlignedPipeline | None = None
-    _config: tuple[Any, ...] | None = None
-
-    def _prepare(self, sample_rate: float, num_channels: int) -> None:
-        self._sr = float(sample_rate)
-        self._channels = num_channels
 
     def _update(self) -> None:
         target = float(self.target_sample_rate)
