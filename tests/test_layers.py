@@ -7,8 +7,9 @@ or ``getattr(stompbox, name)``). A name imported from a package is followed to t
 through the package's ``__init__`` (its own imports and its table of names loaded on first use), so
 ``from ..io import AudioFile`` is an arrow to ``stompbox.io.audiofile``.
 
-Layers, bottom to top (a module may import its own layer and the ones below)::
+Layers, top to bottom (a module may import its own layer and the ones below)::
 
+    facade     stompbox (the package), and pedalboard's module names: compat, _pedalboard, midi_utils
     cli        stompbox.cli, stompbox.__main__
     batch      stompbox.batch
     render     stompbox.render, stompbox.analysis
@@ -21,8 +22,8 @@ Layers, bottom to top (a module may import its own layer and the ones below)::
 
 A package's ``__init__`` is its public face: the names it loads on first use (its ``__getattr__`` table) give
 the public import path (``stompbox.io.AudioStream`` is defined in ``stompbox.live``) and are not arrows of the
-``__init__`` itself; whoever imports such a name gets the arrow to the module that defines it. The root
-``stompbox/__init__.py`` is above every layer.
+``__init__`` itself; whoever imports such a name gets the arrow to the module that defines it. A module that is
+in no layer fails the test: add it to LAYERS and to the README's Layout section.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("render", ("stompbox.render", "stompbox.analysis")),
     ("batch", ("stompbox.batch",)),
     ("cli", ("stompbox.cli", "stompbox.__main__")),
-    ("facade", ("stompbox",)),
+    # the package itself and the modules under pedalboard's names: faces over everything, used by nothing inside
+    ("facade", ("stompbox", "stompbox.compat", "stompbox._pedalboard", "stompbox.midi_utils")),
 ]
 RANK = {name: rank for rank, (name, _) in enumerate(LAYERS)}
 SIBLINGS = {frozenset({"io", "core"})}
@@ -65,7 +67,8 @@ def layer_of(module: str) -> str:
     found = ""
     for name, prefixes in LAYERS:
         for prefix in prefixes:
-            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > len(best):
+            inside = module == prefix or (module.startswith(prefix + ".") and prefix != ROOT)
+            if inside and len(prefix) > len(best):
                 best, found = prefix, name
     if not found:
         raise AssertionError(f"{module} is in no layer: add it to LAYERS (and to the README's Layout section)")
