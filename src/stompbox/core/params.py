@@ -181,7 +181,7 @@ class Param:
             kind,
             automatable=self.automatable,
             per_sample=self.per_sample,
-            choices=tuple(kind.__members__) if is_enum else None,
+            choices=_members(kind) if is_enum else None,
             range=self.range_text() if kind in (int, float) else None,
             min_exclusive=self.min_exclusive,
             max_exclusive=self.max_exclusive,
@@ -321,6 +321,11 @@ def make_init(cls: type, params: dict[str, Param], base_init: Any) -> Any:
 _SECTIONS = ("Attributes", "Methods", "Returns", "Raises", "See Also", "Notes", "References", "Examples")
 
 
+def _members(kind: type) -> tuple[str, ...]:
+    """The member names of an enum parameter's kind."""
+    return tuple(getattr(kind, "__members__", {}))
+
+
 def _entry(param: Param) -> str:
     import textwrap
 
@@ -332,7 +337,7 @@ def _entry(param: Param) -> str:
     head = f"{param.name} : {type_text}, default {param.format(param.coerce(param.default))}"
     text = (param.doc[:1].upper() + param.doc[1:]).rstrip(".") if param.doc else param.name
     if is_enum:
-        text += f": one of {', '.join(kind.__members__)}."
+        text += f": one of {', '.join(_members(kind))}."
     elif kind in (int, float) and param.minimum is None and param.maximum is None:
         text += f", in {param.unit} (any finite value)." if param.unit else " (any finite value)."
     elif kind in (int, float):

@@ -606,7 +606,7 @@ class PairedChannels(Plugin):
         if self._format == (sample_rate, num_channels) and self._pairs is not None:
             return False
         self._forget_format()
-        pairs = []
+        pairs: list[Plugin] = []
         for first in range(0, num_channels, 2):
             clone = type(self)()
             self._sync(clone)
