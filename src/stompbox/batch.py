@@ -169,6 +169,7 @@ def process_file(
     block_frames: int = BLOCK_FRAMES,
     progress: Callable[[int], Any] | None = None,
     write_behind: bool = True,
+    keep_tags: bool = True,
 ) -> tuple[int, int]:
     """Render one file through ``chain`` into ``output_path`` (format from its extension), atomically.
 
@@ -198,6 +199,9 @@ def process_file(
         Encode a compressed output (FLAC, MP3, Ogg, Opus, M4A) on a second thread while the next block is
         processed (see :mod:`stompbox.io.write_behind`): faster when a core is free. :func:`process_files`
         turns it off when its workers already keep every core busy.
+    keep_tags : bool
+        Copy the input's tags and cover art (:attr:`stompbox.io.ReadableAudioFile.tags`) into the output, when
+        its format takes tags (MP3, FLAC, Ogg, Opus, M4A, WAV). Default True.
 
     Returns
     -------
@@ -205,6 +209,7 @@ def process_file(
         Frames read and frames written.
     """
     from .io import AudioFile
+    from .io.tags import carried_tags
     from .io.write_behind import behind
 
     plugin = _as_plugin(chain)
@@ -213,8 +218,11 @@ def process_file(
     with AudioFile(os.fspath(input_path)) as source:
         reader, rate, _ = conform_reader(source, output_path, samplerate, num_channels)
         bits = bit_depth or default_bit_depth(source.file_dtype, output_path)
+        tags = carried_tags(source, output_path) if keep_tags else None
         with (
-            AudioFile(os.fspath(output_path), "w", rate, reader.num_channels, bit_depth=bits, quality=quality) as out,
+            AudioFile(
+                os.fspath(output_path), "w", rate, reader.num_channels, bit_depth=bits, quality=quality, tags=tags
+            ) as out,
             behind(out, write_behind) as write,
         ):
             counts = stream_through(
@@ -396,6 +404,7 @@ def process_files(
     num_channels: int | None = None,
     bit_depth: int | None = None,
     quality: Any = None,
+    keep_tags: bool = True,
 ) -> BatchReport:
     """Render many files through one chain, in parallel; one failing file does not stop the others.
 
@@ -424,7 +433,7 @@ def process_files(
         complete one): resuming an interrupted batch.
     progress : bool
         Show a tqdm progress bar (on stderr).
-    tail, samplerate, num_channels, bit_depth, quality
+    tail, samplerate, num_channels, bit_depth, quality, keep_tags
         As in :func:`process_file`.
 
     Returns
@@ -443,6 +452,7 @@ def process_files(
         "num_channels": num_channels,
         "bit_depth": bit_depth,
         "quality": quality,
+        "keep_tags": keep_tags,
     }
     results: list[FileResult | None] = [None] * len(sources)
     todo = []

@@ -302,14 +302,17 @@ def render_file(
     bit_depth: int | None = None,
     quality: Any = None,
     progress: Callable[[int], Any] | None = None,
+    keep_tags: bool = True,
 ) -> tuple[int, int]:
     """Render a file through ``plugins`` with its tail (see :func:`render`), streaming in bounded memory.
 
     The output (format from its extension; bit depth by default the input's where the format allows) is
-    written atomically. Returns the frames read and written.
+    written atomically, with the input's tags and cover art where its format takes tags (unless
+    ``keep_tags=False``). Returns the frames read and written.
     """
     from .io import AudioFile
     from .io.formats import default_bit_depth
+    from .io.tags import carried_tags
     from .io.write_behind import behind
 
     if os.path.abspath(os.fspath(input_path)) == os.path.abspath(os.fspath(output_path)):
@@ -317,8 +320,9 @@ def render_file(
     with AudioFile(os.fspath(input_path)) as reader:
         bits = bit_depth or default_bit_depth(reader.file_dtype, output_path)
         rate, channels = reader.samplerate, reader.num_channels
+        tags = carried_tags(reader, output_path) if keep_tags else None
         with (
-            AudioFile(os.fspath(output_path), "w", rate, channels, bit_depth=bits, quality=quality) as out,
+            AudioFile(os.fspath(output_path), "w", rate, channels, bit_depth=bits, quality=quality, tags=tags) as out,
             behind(out) as write,
         ):
             return render_reader(

@@ -80,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
             num_channels=args.channels,
             bit_depth=args.bits,
             quality=args.quality,
+            keep_tags=not args.no_tags,
         )
     finally:
         if executor is not None:

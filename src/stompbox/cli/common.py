@@ -158,6 +158,11 @@ def add_output_options(p: argparse.ArgumentParser, *, quality: bool = True, type
     )
     if quality:
         p.add_argument("--quality", metavar="Q", help='encoder quality, e.g. "V2" or "192 kbps" (MP3), 0-8 (FLAC)')
+    p.add_argument(
+        "--no-tags",
+        action="store_true",
+        help="drop the input's tags and cover art (kept by default in MP3, FLAC, Ogg, Opus, M4A and WAV outputs)",
+    )
 
 
 def positive_rate(text: str) -> float:
@@ -263,9 +268,18 @@ def output_type(path: str, args: argparse.Namespace) -> str:
     return os.path.splitext(path)[1].lstrip(".").lower()
 
 
-def open_output(path: str, args: argparse.Namespace, rate: int, channels: int, bits: int, quality: Any = None) -> Any:
+def open_output(
+    path: str,
+    args: argparse.Namespace,
+    rate: int,
+    channels: int,
+    bits: int,
+    quality: Any = None,
+    source: Any = None,
+) -> Any:
     """A writer for an output named on the command line: ``-`` is standard output, written as a stream (a WAV
-    header with unknown sizes, as FFmpeg writes to a pipe); ``-t raw`` writes headerless PCM."""
+    header with unknown sizes, as FFmpeg writes to a pipe); ``-t raw`` writes headerless PCM. A file output
+    keeps the tags of ``source`` (the input) where its format takes tags, unless ``--no-tags``."""
     kind = output_type(path, args)
     if path != STDIO:
         parent = os.path.dirname(os.path.abspath(path))
@@ -291,8 +305,13 @@ def open_output(path: str, args: argparse.Namespace, rate: int, channels: int, b
     shown = "standard output" if path == STDIO else path
     if quality is None:
         quality = DEFAULT_QUALITY.get(kind)
+    tags = None
+    if source is not None and path != STDIO and not getattr(args, "no_tags", False):
+        from ..io.tags import carried_tags
+
+        tags = carried_tags(source, f"{path}.{kind}")
     try:
-        return AudioFile(target, "w", rate, channels, bit_depth=bits, quality=quality, format=fmt)
+        return AudioFile(target, "w", rate, channels, bit_depth=bits, quality=quality, format=fmt, tags=tags)
     except (ValueError, TypeError, RuntimeError, OSError) as error:
         raise CLIError(f"{shown}: {' '.join(str(error).split())}") from error
 

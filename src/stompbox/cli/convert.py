@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     with source:
         reader, rate = conform(source, shape, args.rate, args.channels, quality, args.quiet)
         bit_depth = args.bits or default_bit_depth(input_dtype(source), shape)
-        out = open_output(out_path, args, rate, reader.num_channels, bit_depth, args.quality)
+        out = open_output(out_path, args, rate, reader.num_channels, bit_depth, args.quality, source)
         describe(args, in_path or "example", source, out_path, out)
         _write(reader, out, out_path, args.quiet)
     return 0

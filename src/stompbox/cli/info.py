@@ -120,6 +120,7 @@ def describe(path: str, args: argparse.Namespace | None = None, peak: bool = Tru
             "bit_depth": _BITS.get(str(f.file_dtype)) if lossless else None,
             "peak": None,
             "peak_dbfs": None,
+            "tags": _tags(f),
         }
         if peak:
             quiet = bool(getattr(options, "quiet", False))
@@ -146,6 +147,17 @@ def describe(path: str, args: argparse.Namespace | None = None, peak: bool = Tru
             entry["peak"] = top
             entry["peak_dbfs"] = round(dbfs(top), 2) if top > 0 else None
     return entry
+
+
+def _tags(f: Any) -> dict[str, Any]:
+    """The file's tags for printing: the text tags, and the cover as its type and size."""
+    tags = dict(getattr(f, "tags", {}) or {})
+    cover = tags.pop("cover", None)
+    if cover is not None:
+        from ..io.tags import image_type
+
+        tags["cover"] = f"{image_type(cover)}, {len(cover)} bytes"
+    return tags
 
 
 def _open(path: str) -> Any:
@@ -175,6 +187,8 @@ def _text(entry: dict[str, Any]) -> str:
     if entry["peak"] is not None:
         level = "-inf" if entry["peak_dbfs"] is None else f"{entry['peak_dbfs']:.2f}"
         lines.append(f"  peak:        {level} dBFS ({entry['peak']:.6f})")
+    for key, value in (entry.get("tags") or {}).items():
+        lines.append(f"  {key + ':':<12} {' '.join(str(value).split())}")
     return "\n".join(lines)
 
 

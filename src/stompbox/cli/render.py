@@ -161,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
         bits = args.bits or default_bit_depth(input_dtype(source), shape)
         if out_path != STDIO:
             board = build_chain(args.chain, effect_tokens, args.quiet)  # a usage error leaves no file behind
-        out = open_output(out_path, args, rate, reader.num_channels, bits, args.quality)
+        out = open_output(out_path, args, rate, reader.num_channels, bits, args.quality, source)
         with out:
             if out_path == STDIO:
                 _push(out)

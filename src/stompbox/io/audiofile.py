@@ -15,7 +15,7 @@ import sys
 import threading
 import weakref
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, overload
 
 import numpy as np
 
@@ -166,16 +166,18 @@ class _AudioFileMeta(type):
     object), to any of the three classes.
     """
 
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        named = [key for key in ("filename", "file_like", "path_or_file") if key in kwargs]
-        if named:
-            if args or len(named) > 1:
-                given = ", ".join(["a positional file"] * bool(args) + [f"{key}=" for key in named])
-                raise TypeError(f"{cls.__name__}() takes one file (a path or a file-like object); got {given}.")
-            args = (kwargs.pop(named[0]),)
-        if cls is AudioFile:
-            return AudioFile._open(*args, **kwargs)
-        return super().__call__(*args, **kwargs)
+    if not TYPE_CHECKING:  # type checkers read AudioFile.__new__'s overloads instead
+
+        def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+            named = [key for key in ("filename", "file_like", "path_or_file") if key in kwargs]
+            if named:
+                if args or len(named) > 1:
+                    given = ", ".join(["a positional file"] * bool(args) + [f"{key}=" for key in named])
+                    raise TypeError(f"{cls.__name__}() takes one file (a path or a file-like object); got {given}.")
+                args = (kwargs.pop(named[0]),)
+            if cls is AudioFile:
+                return AudioFile._open(*args, **kwargs)
+            return super().__call__(*args, **kwargs)
 
 
 class AudioFile(metaclass=_AudioFileMeta):
@@ -201,7 +203,34 @@ class AudioFile(metaclass=_AudioFileMeta):
         16, 24 or 48 kHz only (other rates raise ``ValueError``: resample first, e.g. with ``resampled_to``).
     format : str, optional
         Output format (``"wav"``, ``".mp3"``, ...) when it cannot be taken from the file name.
+    tags : dict, optional
+        Tags written into the file when it is closed (``{"title": ..., "artist": ..., "cover": b"..."}``; see
+        :attr:`ReadableAudioFile.tags`). MP3, FLAC, Ogg Vorbis, Opus, M4A and WAV take them; a file-like
+        target must then be readable and seekable.
     """
+
+    if TYPE_CHECKING:  # what AudioFile(...) returns, for type checkers (the metaclass builds it)
+
+        @overload
+        def __new__(cls, filename: str | os.PathLike[str], mode: Literal["r"] = "r") -> ReadableAudioFile: ...
+
+        @overload
+        def __new__(cls, file_like: BinaryIO | memoryview, mode: Literal["r"] = "r") -> ReadableAudioFile: ...
+
+        @overload
+        def __new__(
+            cls,
+            filename: str | os.PathLike[str] | BinaryIO,
+            mode: Literal["w"],
+            samplerate: float | None = None,
+            num_channels: int = 1,
+            bit_depth: int | str = 16,
+            quality: str | float | None = None,
+            format: str | None = None,
+            codec_options: dict[Any, Any] | None = None,
+        ) -> WriteableAudioFile: ...
+
+        def __new__(cls, *args: Any, **kwargs: Any) -> Any: ...
 
     @staticmethod
     def _open(
@@ -213,6 +242,7 @@ class AudioFile(metaclass=_AudioFileMeta):
         quality: Any = None,
         format: str | None = None,
         codec_options: dict[Any, Any] | None = None,
+        tags: dict[str, Any] | None = None,
     ) -> ReadableAudioFile | WriteableAudioFile:
         if not isinstance(mode, str) or mode not in ("r", "w"):
             raise TypeError(MODE_ERROR)
@@ -220,7 +250,9 @@ class AudioFile(metaclass=_AudioFileMeta):
             return ReadableAudioFile(path_or_file)
         if samplerate is None:
             raise TypeError("Opening an audio file for writing requires samplerate and num_channels arguments.")
-        return WriteableAudioFile(path_or_file, samplerate, num_channels, bit_depth, quality, format, codec_options)
+        return WriteableAudioFile(
+            path_or_file, samplerate, num_channels, bit_depth, quality, format, codec_options, tags=tags
+        )
 
     @staticmethod
     def encode(
@@ -295,6 +327,8 @@ class ReadableAudioFile(AudioFile, AudioReader):
             name = name if isinstance(name, str) else None
             source, seekable = self._check_file_like(file)
         self._name = name
+        self._source = source if seekable else None  # for the tags, read when first asked for
+        self._tags: dict[str, Any] | None = None
         self._decoder: Decoder = open_decoder(source, name or repr(file), seekable)
         self._seekable = seekable
         self._closed = False
@@ -382,6 +416,21 @@ class ReadableAudioFile(AudioFile, AudioReader):
         return layout if layout else layout_name(0, self.num_channels)
 
     @property
+    def tags(self) -> dict[str, Any]:
+        """The file's tags as a new dict: ``"title"``, ``"artist"``, ``"album"``, ``"track"``, ``"date"``,
+        ``"comment"`` (strings) and ``"cover"`` (the cover image's bytes), those the file has. Read from ID3v2
+        (MP3), Vorbis comments and pictures (FLAC, Ogg Vorbis, Opus), MP4 ``ilst`` atoms (M4A) and WAV's
+        ``LIST``/``INFO`` chunk (see :mod:`stompbox.io.tags`); ``{}`` for other formats and non-seekable
+        streams. Pass them to a writer to keep them: ``AudioFile(out, "w", ..., tags=f.tags)``."""
+        with self._lock:
+            self._check_open()
+            if self._tags is None:
+                from .tags import read_tags
+
+                self._tags = {} if self._source is None else read_tags(self._source, self._decoder.format_name)
+            return dict(self._tags)
+
+    @property
     def format(self) -> str:
         """The container format the decoder found (``"WAV"``, ``"FLAC"``, ``"MP3"``, ``"MOV"``...)."""
         return self._decoder.format_name
@@ -450,6 +499,10 @@ class ReadableAudioFile(AudioFile, AudioReader):
         """True if ``seek()`` works (always for paths; for file-like objects, if they can seek)."""
         return self._seekable and not self._closed
 
+    if TYPE_CHECKING:  # AudioFile(...)'s call forms reach this __init__ in a type checker's reading
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...  # noqa: F811
+
     def close(self) -> None:
         """Release the file; reading afterwards raises ``ClosedFileError``."""
         with self._lock:
@@ -481,6 +534,17 @@ class ReadableAudioFile(AudioFile, AudioReader):
 INT_SCALE = {np.dtype(np.int8): 128.0, np.dtype(np.int16): 32768.0, np.dtype(np.int32): 2147483648.0}
 
 
+_TAGS_NEED_A_SEEKABLE_FILE = "Tags are written into the finished file: the file-like must be readable and seekable."
+
+
+def _rewritable(file: Any) -> bool:
+    """Whether a file-like target can be read back and rewritten (as tags are written into a finished file)."""
+    try:
+        return bool(file.seekable()) and bool(getattr(file, "readable", lambda: True)()) and hasattr(file, "read")
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
 class WriteableAudioFile(AudioFile):
     """An audio file opened for writing. Writing to a path is atomic: the data goes to a temporary file in the
     same folder, renamed into place by a clean ``close()``; if an exception leaves a ``with`` block, or a write
@@ -498,6 +562,7 @@ class WriteableAudioFile(AudioFile):
         quality: Any = None,
         format: str | None = None,
         codec_options: dict[Any, Any] | None = None,
+        tags: dict[str, Any] | None = None,
     ) -> None:
         self._closed = True
         self._atomic: AtomicWrite | None = None
@@ -534,6 +599,20 @@ class WriteableAudioFile(AudioFile):
                 )
             key = formats.format_for_extension(os.path.splitext(name)[1])
         formats.check_codec_options(key, codec_options)
+        from .tags import check_tags, taggable
+
+        self._tags = check_tags(tags)
+        if self._tags and not taggable(key):
+            raise ValueError(f"{key.upper()} files cannot carry tags in stompbox (MP3, FLAC, Ogg, Opus, M4A, WAV can).")
+        self._format_key = key
+        self._origin = 0  # where a file-like target's file starts (tags are written into it from there)
+        if path is None:
+            if self._tags and not _rewritable(file):
+                raise ValueError(_TAGS_NEED_A_SEEKABLE_FILE)
+            try:
+                self._origin = int(file.tell())
+            except (AttributeError, OSError, ValueError, TypeError):
+                self._origin = 0
         depth = 32 if bit_depth == "int32" else bit_depth
         if isinstance(depth, bool) or not isinstance(depth, numbers.Integral):
             raise TypeError(f"bit_depth must be an integer (got {bit_depth!r}).")
@@ -595,6 +674,26 @@ class WriteableAudioFile(AudioFile):
         """The sample type written: ``"int16"``, ``"int24"``, ``"float32"``... (for MP3 and Vorbis, what pedalboard
         reports: ``"int16"``, and the requested bit depth, though the codecs store neither)."""
         return self._settings.reported_dtype or self._settings.file_dtype
+
+    @property
+    def tags(self) -> dict[str, Any]:
+        """The tags written into the file when it is closed (see :attr:`ReadableAudioFile.tags`); assign a
+        mapping to replace them before ``close()``."""
+        return dict(self._tags)
+
+    @tags.setter
+    def tags(self, tags: dict[str, Any] | None) -> None:
+        from .tags import check_tags, taggable
+
+        clean = check_tags(tags)
+        if clean and not taggable(self._format_key):
+            raise ValueError(f"{self._format_key.upper()} files cannot carry tags in stompbox.")
+        if clean and self._path is None and not _rewritable(self._file):
+            raise ValueError("Tags are written into the finished file: a file-like target must be readable, seekable.")
+        with self._lock:
+            if self._closed:
+                raise ClosedFileError()
+            self._tags = clean
 
     @property
     def quality(self) -> str | None:
@@ -731,6 +830,10 @@ class WriteableAudioFile(AudioFile):
                     raise self._write_error(exc) from exc
                 raise
 
+    if TYPE_CHECKING:  # AudioFile(...)'s call forms reach this __init__ in a type checker's reading
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...  # noqa: F811
+
     def close(self) -> None:
         """Finish the file; for a path, move it into place atomically (synced to the disk, as the streaming
         guide describes). Any failure to write the file's last bytes raises, and leaves the earlier file."""
@@ -740,6 +843,11 @@ class WriteableAudioFile(AudioFile):
             self._closed = True
             try:
                 self._encoder.close()
+                if self._tags:
+                    from .tags import write_tags
+
+                    target = self._atomic.target if self._atomic is not None else self._file
+                    write_tags(target, self._format_key, self._tags, self._origin)
                 if self._atomic is not None:
                     self._atomic.commit(_release)
             except OSError as exc:

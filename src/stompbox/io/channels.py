@@ -78,6 +78,11 @@ class WrappedReader(AudioFile, AudioReader):
         return layout if isinstance(layout, str) else _base_channels.layout_name(0, self.num_channels)
 
     @property
+    def tags(self) -> dict[str, Any]:
+        """The wrapped file's tags (see :attr:`stompbox.io.ReadableAudioFile.tags`)."""
+        return dict(getattr(self._file, "tags", {}) or {})
+
+    @property
     def closed(self) -> bool:
         """True once this wrapper or the wrapped file is closed."""
         return self._closed or bool(getattr(self._file, "closed", False))

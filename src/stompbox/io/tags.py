@@ -5,7 +5,8 @@ One mapping for every format, with these keys (all optional): ``"title"``, ``"ar
 stored as each format stores them, and as FFmpeg reads and writes them:
 
 ========================  ===========================================================================
-MP3                        ID3v2.4 frames TIT2, TPE1, TALB, TRCK, TDRC, COMM; the cover as APIC (front cover)
+MP3                        ID3v2.4 frames TIT2, TPE1, TALB, TRCK, TDRC, COMM (read: also FFmpeg's
+                           TXXX:comment); the cover as APIC (front cover)
 FLAC, Ogg Vorbis, Opus     Vorbis comments TITLE, ARTIST, ALBUM, TRACKNUMBER, DATE, COMMENT; the cover as a
                            FLAC PICTURE block (FLAC) or a METADATA_BLOCK_PICTURE comment (Ogg)
 M4A                        iTunes ``ilst`` atoms ©nam, ©ART, ©alb, trkn, ©day, ©cmt, covr
@@ -25,7 +26,9 @@ import os
 import struct
 from typing import Any
 
-__all__ = ["TAG_KEYS", "read_tags", "write_tags", "check_tags", "taggable"]
+from .errors import AudioWriteError
+
+__all__ = ["TAG_KEYS", "read_tags", "write_tags", "check_tags", "taggable", "carried_tags", "image_type"]
 
 #: The keys of a tag mapping, in the order they are shown.
 TAG_KEYS = ("title", "artist", "album", "track", "date", "comment", "cover")
@@ -43,6 +46,18 @@ _TAGGABLE = ("mp3", "flac", "ogg", "opus", "m4a", "wav")
 def taggable(format_key: str) -> bool:
     """Whether files of this format (a key of :mod:`stompbox.io.formats`) can carry tags here."""
     return format_key in _TAGGABLE
+
+
+def carried_tags(reader: Any, output_path: Any) -> dict[str, Any]:
+    """The tags of ``reader`` that an output at ``output_path`` can carry: all of them when its format takes
+    tags (by its extension), else none. What ``convert``, ``render`` and ``batch`` keep by default."""
+    from .formats import format_for_extension
+
+    try:
+        key = format_for_extension(os.path.splitext(os.fspath(output_path))[1])
+    except Exception:  # noqa: BLE001 - not a format stompbox writes: the writer says so
+        return {}
+    return dict(getattr(reader, "tags", {}) or {}) if taggable(key) else {}
 
 
 def check_tags(tags: Any) -> dict[str, Any]:
@@ -72,6 +87,11 @@ def check_tags(tags: Any) -> dict[str, Any]:
         if text:
             clean[key] = text
     return clean
+
+
+def image_type(image: bytes) -> str:
+    """The MIME type of a cover image's bytes (PNG, GIF, else JPEG)."""
+    return _mime(image)
 
 
 def _mime(image: bytes) -> str:
@@ -120,20 +140,24 @@ def _read_mutagen(source: Any) -> dict[str, Any]:
     found = mutagen.File(source)
     if found is None or found.tags is None:
         return {}
-    kind = type(found).__name__
+    from mutagen.id3 import ID3
+    from mutagen.mp4 import MP4Tags
+
     tags: dict[str, Any] = {}
-    if kind in ("MP3", "EasyMP3"):
+    if isinstance(found.tags, ID3):  # MP3 (and AIFF's ID3 chunk)
         id3 = found.tags
         for key, frame in _ID3.items():
             if frame in id3:
                 tags[key] = str(id3[frame].text[0]) if id3[frame].text else None
-        comments = id3.getall("COMM")
+        comments = id3.getall("COMM") or [
+            frame for frame in id3.getall("TXXX") if frame.desc.lower() == "comment"
+        ]  # FFmpeg writes its comment as TXXX:comment
         if comments and comments[0].text:
             tags["comment"] = str(comments[0].text[0])
         pictures = id3.getall("APIC")
         if pictures:
             tags["cover"] = bytes(pictures[0].data)
-    elif kind == "MP4":
+    elif isinstance(found.tags, MP4Tags):
         ilst = found.tags
         for key, atom in _MP4.items():
             value = _first(ilst.get(atom))
@@ -144,7 +168,7 @@ def _read_mutagen(source: Any) -> dict[str, Any]:
             tags["track"] = f"{number}/{total}" if total else str(number)
         if "covr" in ilst and ilst["covr"]:
             tags["cover"] = bytes(ilst["covr"][0])
-    else:  # Vorbis comments: FLAC, Ogg Vorbis, Opus
+    elif hasattr(found.tags, "get"):  # Vorbis comments: FLAC, Ogg Vorbis, Opus
         comments = found.tags
         for key, field in _VORBIS.items():
             value = _first(comments.get(field))
@@ -236,6 +260,15 @@ def write_tags(target: Any, format_key: str, tags: dict[str, Any], origin: int =
 
 
 def _write(handle: Any, format_key: str, tags: dict[str, Any]) -> None:
+    from mutagen import MutagenError
+
+    try:
+        _write_format(handle, format_key, tags)
+    except (MutagenError, struct.error, KeyError) as exc:
+        raise AudioWriteError(f"Unable to write the tags into the {format_key.upper()} file: {exc}") from exc
+
+
+def _write_format(handle: Any, format_key: str, tags: dict[str, Any]) -> None:
     if format_key == "wav":
         _write_wav(handle, tags)
     elif format_key == "mp3":

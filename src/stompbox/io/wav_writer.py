@@ -17,8 +17,11 @@ not depend on which writer made it:
   holds the time of writing);
 - the ``data`` chunk, and a pad byte after odd-sized data.
 
-Sizes above 4 GiB are written as ``0xFFFFFFFF``, as libsndfile does (readers then take the data to the end of
-the file). Samples arrive as libsndfile's ``sf_writef_short``/``_int``/``_float`` take them: int16 or int32 with the
+A file past 4 GiB becomes RF64 when it is closed (EBU Tech 3306: a ``ds64`` chunk after ``WAVE`` holds the
+64-bit sizes, the 32-bit ones read 0xFFFFFFFF), as FFmpeg and libsndfile read it; the data moves up by the
+chunk's 36 bytes then (the header cannot know the size before the end).
+
+Samples arrive as libsndfile's ``sf_writef_short``/``_int``/``_float`` take them: int16 or int32 with the
 value in the top bits (converted to the file's width by truncating shifts, as libsndfile does), or float32.
 """
 
@@ -38,6 +41,10 @@ from .errors import AudioWriteError
 _SUBTYPES = {"PCM_U8": 8, "PCM_16": 16, "PCM_24": 24, "PCM_32": 32, "FLOAT": 32, "DOUBLE": 64}
 _GUID_TAIL = bytes.fromhex("000000001000800000aa00389b71")  # KSDATAFORMAT_SUBTYPE_* after the 2-byte tag
 _LIMIT = 0xFFFFFFFF
+#: A file whose RIFF size would pass this becomes RF64 on close (EBU Tech 3306: the sizes go to a ``ds64``
+#: chunk). Tests lower it to check the conversion without writing 4 GiB.
+_RF64_OVER = _LIMIT
+_MOVE_STEP = 1 << 20  # bytes moved at a time to make room for the ds64 chunk
 MAX_CHANNELS = 1024  # libsndfile's limit: it neither writes nor reads WAV files with more
 _CHANNEL_MASKS = WAV_MASKS  # 3.0, quad, 5.0, 5.1, 6.1, 7.1 (as FFmpeg writes them); 0 (unassigned) beyond 8
 
@@ -126,6 +133,37 @@ class WavEncoder(Encoder):
             riff = _LIMIT
         return b"RIFF" + struct.pack("<I", min(riff, _LIMIT)) + body
 
+    def _rf64_header(self) -> bytes:
+        """The header of the finished file as RF64: ``RF64``, ``WAVE``, a ``ds64`` chunk with the 64-bit RIFF
+        and data sizes and the frame count, then the chunks of :meth:`_header` with their 32-bit sizes -1."""
+        riff_header = self._header()
+        chunks = riff_header[12:-8]  # fmt, fact, PAD: between "WAVE" and the data chunk's header
+        size = len(riff_header) + 36 + self._data_bytes + self._padded  # the whole file
+        ds64 = b"ds64" + struct.pack("<IQQQI", 28, size - 8, self._data_bytes, self._frames, 0)
+        return b"RF64" + struct.pack("<I", _LIMIT) + b"WAVE" + ds64 + chunks + b"data" + struct.pack("<I", _LIMIT)
+
+    def _to_rf64(self) -> None:
+        """Turn the finished file into RF64: move everything after the header up by the ds64 chunk's 36 bytes
+        (from the end, a step at a time, so it takes no memory and 36 more bytes of disk), then write the new
+        header. Only for files past 4 GiB, whose sizes a RIFF header cannot hold."""
+        old = len(self._header())
+        new = self._rf64_header()
+        shift = len(new) - old
+        end = self._origin + old + self._data_bytes + self._padded
+        position = end
+        while position > self._origin + old:
+            start = max(self._origin + old, position - _MOVE_STEP)
+            self._file.seek(start)
+            data = self._file.read(position - start)
+            if len(data) != position - start:
+                raise AudioWriteError("Unable to write data to audio file: its data could not be read back.")
+            self._file.seek(start + shift)
+            self._write_all(data)
+            position = start
+        self._file.seek(self._origin)
+        self._write_all(new)
+        self._file.seek(end + shift)
+
     # ---------------------------------------------------------------- samples
     def _encode(self, block: np.ndarray) -> np.ndarray:
         """``block`` ``(frames, channels)`` as the file's little-endian samples, interleaved."""
@@ -186,7 +224,10 @@ class WavEncoder(Encoder):
             if self._data_bytes & 1:
                 self._write_all(b"\0")
                 self._padded = True
-            self._rewrite_header()
+            if len(self._header()) - 8 + self._data_bytes + self._padded > _RF64_OVER:
+                self._to_rf64()
+            else:
+                self._rewrite_header()
         finally:
             self._close_file()
 
