@@ -31,7 +31,8 @@ class ParamSpec:
     Attributes
     ----------
     name, default, unit, doc
-        The parameter's name, default value, unit ("dB", "Hz", ...) and one-line description.
+        The parameter's name, default value (as declared, the constructor's default), unit ("dB", "Hz", ...)
+        and one-line description. ``stored_default`` is the default as the attribute reads it back.
     minimum, maximum
         Bounds (``None`` for unbounded); ``min_exclusive`` / ``max_exclusive`` say whether they are strict.
     kind
@@ -58,6 +59,12 @@ class ParamSpec:
     range: str | None = None
     min_exclusive: bool = False
     max_exclusive: bool = False
+    #: the default as the attribute reads it back (float32-rounded, an enum member): compare values with this
+    stored_default: Any = None
+
+    def is_default(self, value: Any) -> bool:
+        """Whether ``value`` (as read from a plugin) is this parameter's default."""
+        return bool(value == self.stored_default)
 
     def format(self, value: Any) -> str:
         """A value of this parameter as ``repr`` shows it (``%g`` for numbers, like pedalboard)."""
@@ -184,7 +191,7 @@ class Param:
         is_enum = isinstance(kind, type) and issubclass(kind, enum.Enum)
         return ParamSpec(
             self.name,
-            self.coerce(self.default),
+            self.default,
             self.minimum,
             self.maximum,
             self.unit,
@@ -196,6 +203,7 @@ class Param:
             range=self.range_text() if kind in (int, float) else None,
             min_exclusive=self.min_exclusive,
             max_exclusive=self.max_exclusive,
+            stored_default=self.coerce(self.default),
         )
 
     def error_text(self) -> str:
