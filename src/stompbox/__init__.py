@@ -16,18 +16,32 @@ Heavy modules (Numba kernels, codecs, plugin hosts) are imported the first time 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import effects as _effects
 from ._base.errors import StompboxError
-from ._base.version import __version__
+from ._base.version import __pedalboard_version__, __version__
 from .board import Chain, Mix, Pedalboard, PluginContainer, process
 from .core import Plugin, registry
 
 version = __version__
 
 # submodules and names loaded on first access: name -> module
-_LAZY_MODULES = {"io", "utils", "effects", "core", "board", "cli", "analysis", "chains", "hosting", "routing", "batch"}
+_LAZY_MODULES = {
+    "io",
+    "utils",
+    "effects",
+    "core",
+    "board",
+    "cli",
+    "analysis",
+    "chains",
+    "hosting",
+    "routing",
+    "batch",
+    "compat",
+    "midi_utils",
+}
 _LAZY_NAMES: dict[str, str] = {
     "load_chain": ".chains",
     "load_plugin": ".hosting",
@@ -52,6 +66,34 @@ __all__ = sorted(
     | set(_effects.EXPORTS)
     | set(_LAZY_NAMES)
 )
+
+
+if TYPE_CHECKING:  # the lazily loaded names, for type checkers and IDEs
+    from . import io, utils
+    from .chains import load_chain
+    from .core.automation import LFO, Automation, Curve, Envelope
+    from .effects.basic import Bitcrush, Clipping, Distortion, Gain, Invert
+    from .effects.brickwall import BrickwallLimiter
+    from .effects.codecs import GSMFullRateCompressor, MP3Compressor
+    from .effects.convolution import Convolution
+    from .effects.delay import Delay
+    from .effects.dynamics import Compressor, Limiter, NoiseGate
+    from .effects.filters import HighpassFilter, HighShelfFilter, IIRFilter, LowpassFilter, LowShelfFilter, PeakFilter
+    from .effects.ladder import LadderFilter
+    from .effects.modulation import Chorus, Phaser
+    from .effects.pitch import PitchShift, time_stretch
+    from .effects.resample import Resample
+    from .effects.reverb import Reverb
+    from .hosting import (
+        AudioProcessorParameter,
+        ExternalPlugin,
+        ExternalPluginReloadType,
+        VST3Plugin,
+        find_plugins,
+        load_plugin,
+    )
+    from .render import render, render_file
+    from .routing import ChannelMap, ChannelMatrix, Split
 
 
 def __getattr__(name: str) -> Any:

@@ -209,3 +209,31 @@ def test_raw_pcm_to_a_path_is_written_by_the_same_rule(tmp_path: Path) -> None:
         out.write(np.full((1, 100), 0.5, np.float32))
     assert path.read_bytes() == np.full(100, 16384, "<i2").tobytes()
     assert [p.name for p in tmp_path.iterdir()] == ["out.raw"]
+
+
+def test_the_file_and_its_folder_are_synced_around_the_rename(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fsync of the temporary file before the rename, of the folder after it (the order SQLite keeps)."""
+    events: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(handle: int) -> None:
+        events.append("fsync folder" if os.path.isdir(f"/proc/self/fd/{handle}") else "fsync file")
+        real_fsync(handle)
+
+    def replace(source: str, target: str) -> None:
+        events.append("rename")
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(atomic, "FSYNC", True)
+    with AudioFile(str(tmp_path / "a.wav"), "w", SR, 1) as out:
+        out.write(np.zeros(10, np.float32))
+    assert events == ["fsync file", "rename", "fsync folder"]
+
+
+def test_syncing_can_be_turned_off_by_the_environment() -> None:
+    env = dict(os.environ, STOMPBOX_FSYNC="0", PYTHONPATH=SRC)
+    code = "from stompbox._base import atomic; print(atomic.FSYNC)"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "False"

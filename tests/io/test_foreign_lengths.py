@@ -5,6 +5,7 @@ compared with FFmpeg's decode of it.
 
 from __future__ import annotations
 
+import io
 import struct
 import warnings
 from pathlib import Path
@@ -226,3 +227,77 @@ def test_damage_in_the_middle_of_a_flac_stays_an_error(tmp_path: Path) -> None:
     path.write_bytes(bytes(data))
     with pytest.raises(CorruptAudioError):
         read_all(path)
+
+
+@pytest.mark.parametrize(("name", "codec"), [("a.ogg", "libvorbis"), ("a.opus", "libopus")])
+def test_a_truncated_ogg_file_reads_its_whole_pages(tmp_path: Path, name: str, codec: str) -> None:
+    # libsndfile refused a cut Opus file, and read a cut Vorbis file as empty when its last page was cut
+    path = make(tmp_path, name, 48000, 2, "-c:a", codec, seconds=5.0)
+    with AudioFile(str(path)) as f:
+        whole = f.read(f.frames)
+    cut = tmp_path / f"cut-{name}"
+    cut.write_bytes(path.read_bytes()[: path.stat().st_size * 6 // 10])
+    with pytest.warns(TruncatedAudioWarning, match="last Ogg page"):
+        present = read_all(cut)
+    assert 48000 * 2 <= present.shape[1] < 0.7 * whole.shape[1]  # FFmpeg writes pages of a second
+    np.testing.assert_allclose(present, whole[:, : present.shape[1]], atol=1e-6)
+
+
+def test_a_flac_declaring_1_hz_through_a_non_seekable_file_like_stays_bounded(tmp_path: Path) -> None:
+    # seen: 12 GiB tried on a read of such a file through a pipe-like object
+    sf = pytest.importorskip("soundfile")
+    path = tmp_path / "one-hz.flac"
+    sf.write(str(path), _foreign.signal(44100, 2, 1.0), 1, format="FLAC")
+
+    class Pipe:
+        def __init__(self, data: bytes) -> None:
+            self._data = io.BytesIO(data)
+
+        def read(self, size: int = -1) -> bytes:
+            return self._data.read(size)
+
+        def seekable(self) -> bool:
+            return False
+
+    got: list[np.ndarray] = []
+
+    def read() -> None:
+        with AudioFile(Pipe(path.read_bytes())) as f:
+            assert f.samplerate == 1
+            got.append(f.read(f.frames))
+            while block := f.read(4096).shape[1]:
+                got.append(np.zeros((2, block)))
+
+    growth = _foreign.peak_growth_mb(read)
+    assert sum(block.shape[1] for block in got) == 44100 + 37
+    if _foreign.can_measure_peak():
+        assert growth < LIMIT_MB
+
+
+def test_flac_whose_streaminfo_total_is_0_reads_whole(tmp_path: Path) -> None:
+    # seen: frames 9223372036854775807 "exact", reads failing after the last frame, read(f.frames) too big
+    path = make(tmp_path, "a.flac", 44100, 2, "-c:a", "flac", "-f", "flac", "-", seconds=3.0)
+    streaminfo = path.read_bytes()[8:42]
+    assert streaminfo[13] & 0x0F == 0 and streaminfo[14:18] == bytes(4)  # total samples 0: FFmpeg's pipe
+    ffmpeg = _foreign.ffmpeg_decode(path, 2)
+    with AudioFile(str(path)) as f:
+        assert not f.exact_duration_known
+        assert ffmpeg.shape[1] <= f.frames < ffmpeg.shape[1] + 4608  # from the last frames' headers
+        np.testing.assert_array_equal(f.read(f.frames), ffmpeg)
+        assert (f.frames, f.exact_duration_known) == (ffmpeg.shape[1], True)
+        f.seek(100000)
+        np.testing.assert_array_equal(f.read(1000), ffmpeg[:, 100000:101000])
+
+
+@pytest.mark.parametrize("junk", ["zeros", "random"])
+def test_damaged_adts_total_does_not_depend_on_the_read_size(tmp_path: Path, junk: str) -> None:
+    # seen: a damaged ADTS AAC gave a total that depended on the read size
+    path = make(tmp_path, "a.aac", 44100, 2, "-c:a", "aac", seconds=3.0)
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2
+    noise = np.random.default_rng(3).integers(0, 256, 3000, dtype=np.uint8).tobytes()
+    data[middle : middle + 3000] = bytes(3000) if junk == "zeros" else noise
+    path.write_bytes(bytes(data))
+    ffmpeg = _foreign.ffmpeg_decode(path, 2)
+    totals = {size: read_all(path, size).shape[1] for size in (1000, 1024, 4096, 65536)}
+    assert set(totals.values()) == {ffmpeg.shape[1]}, totals

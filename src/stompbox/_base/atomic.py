@@ -33,8 +33,9 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator
 
-#: Sync the file and its folder to the disk around the rename (see the streaming guide for what it costs).
-FSYNC = True
+#: Sync the file and its folder to the disk around the rename (the streaming guide gives its cost); the
+#: environment variable ``STOMPBOX_FSYNC=0`` turns it off.
+FSYNC = os.environ.get("STOMPBOX_FSYNC", "1").strip().lower() not in ("0", "no", "false", "off")
 #: Whether an audio writer dropped without ``close()`` finishes its file (pedalboard's rule, for scripts). The
 #: command line turns it off while a command runs: it closes every output it finishes, so a writer it drops was
 #: cut short by an exception or a signal on its way out, and finishing it would publish a truncated file.

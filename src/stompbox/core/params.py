@@ -16,7 +16,12 @@ import numbers
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .automation import as_automation, is_automation_like
+from .errors import ChoiceError
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,10 @@ class Param:
     keyword_only
         The constructor takes it by keyword only (a stompbox extension that pedalboard's positional order must
         not see).
+    float32
+        A ``float`` value is stored rounded to the nearest float32 (``0.4`` reads back as
+        ``0.4000000059604645``), as pedalboard stores its parameters, so values compare equal to those read from
+        pedalboard. ``False`` keeps the double as given (pedalboard's ``PitchShift.semitones``).
     """
 
     def __init__(
@@ -111,6 +120,7 @@ class Param:
         automatable: bool = False,
         per_sample: bool = False,
         keyword_only: bool = False,
+        float32: bool = True,
     ) -> None:
         if (automatable or per_sample) and kind is not float:
             raise TypeError(f"Only float parameters can be automated (this one is {kind.__name__}).")
@@ -126,6 +136,7 @@ class Param:
         self.automatable = bool(automatable or per_sample)
         self.per_sample = bool(per_sample)
         self.keyword_only = bool(keyword_only)
+        self.float32 = float32
         self.name = "?"
 
     def __set_name__(self, owner: type, name: str) -> None:
@@ -211,7 +222,7 @@ class Param:
                 if isinstance(value, str) and value in kind.__members__:
                     return kind[value]
                 valid = ", ".join(kind.__members__)
-                raise ValueError(f"{self.name} must be one of {valid} (got {value!r})") from None
+                raise ChoiceError(f"{self.name} must be one of {valid} (got {value!r})") from None
         if kind is bool:
             if isinstance(value, bool | numbers.Integral) or hasattr(value, "__bool__"):
                 return bool(value)
@@ -221,12 +232,14 @@ class Param:
         number = float(value)
         if not math.isfinite(number):
             raise ValueError(f"{self.name} must be a finite number (got {value!r})")
-        too_low = self.minimum is not None and (
-            number < self.minimum or (self.min_exclusive and number == self.minimum)
-        )
-        too_high = self.maximum is not None and (
-            number > self.maximum or (self.max_exclusive and number == self.maximum)
-        )
+        lo, hi = self.minimum, self.maximum
+        if self.float32 and kind is float and abs(number) <= _FLOAT32_MAX:
+            # stored as float32: checked as float32 too, so a value read back is accepted when set again
+            number = float(np.float32(number))
+            lo = None if lo is None else float(np.float32(lo))
+            hi = None if hi is None else float(np.float32(hi))
+        too_low = lo is not None and (number < lo or (self.min_exclusive and number == lo))
+        too_high = hi is not None and (number > hi or (self.max_exclusive and number == hi))
         if too_low or too_high:
             message = self.error_text()
             raise ValueError(f"{message} (got {self.name}={value!r}; valid range {self.range_text()})")

@@ -33,7 +33,7 @@ import numpy as np
 from . import registry
 from . import traits as traits_module
 from .automation import Automation
-from .errors import DuplicatePluginError
+from .errors import AbstractPluginError, DuplicatePluginError
 from .layout import channels_first_view, check_buffer_size, check_sample_rate, restore_layout
 from .params import Param, ParamSpec, document, is_generated_init, make_init
 from .traits import Traits
@@ -152,7 +152,7 @@ class Plugin:
 
     def __init__(self, **params: Any) -> None:
         if type(self)._abstract:
-            raise TypeError(
+            raise AbstractPluginError(
                 f"{type(self).__name__} is an abstract base class - don't instantiate this directly, use its "
                 "subclasses instead."
             )

@@ -23,11 +23,11 @@ kernel that runs two channels at a time.
 
 from __future__ import annotations
 
-import enum
 import math
 
 import numpy as np
 
+from .._base.enums import PedalboardEnum
 from ..core.jit import kernel
 from ..core.params import Param
 from ..core.plugin import Plugin
@@ -255,7 +255,7 @@ class LadderFilter(Plugin, block_invariant=True):
     steps once per sub-block.
     """
 
-    class Mode(enum.IntEnum):
+    class Mode(PedalboardEnum):
         """Filter response of a :class:`LadderFilter`."""
 
         #: low-pass 12 dB/octave

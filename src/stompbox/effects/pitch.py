@@ -303,6 +303,7 @@ class PitchShift(Plugin, block_invariant=True):
 
     semitones = Param(
         0.0,
+        float32=False,  # pedalboard keeps semitones as a double
         minimum=-MAX_SEMITONES,
         maximum=MAX_SEMITONES,
         unit="st",

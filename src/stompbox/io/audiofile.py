@@ -15,7 +15,7 @@ import sys
 import threading
 import weakref
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, overload
 
 import numpy as np
 
@@ -166,16 +166,18 @@ class _AudioFileMeta(type):
     object), to any of the three classes.
     """
 
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        named = [key for key in ("filename", "file_like", "path_or_file") if key in kwargs]
-        if named:
-            if args or len(named) > 1:
-                given = ", ".join(["a positional file"] * bool(args) + [f"{key}=" for key in named])
-                raise TypeError(f"{cls.__name__}() takes one file (a path or a file-like object); got {given}.")
-            args = (kwargs.pop(named[0]),)
-        if cls is AudioFile:
-            return AudioFile._open(*args, **kwargs)
-        return super().__call__(*args, **kwargs)
+    if not TYPE_CHECKING:  # type checkers read AudioFile.__new__'s overloads instead
+
+        def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+            named = [key for key in ("filename", "file_like", "path_or_file") if key in kwargs]
+            if named:
+                if args or len(named) > 1:
+                    given = ", ".join(["a positional file"] * bool(args) + [f"{key}=" for key in named])
+                    raise TypeError(f"{cls.__name__}() takes one file (a path or a file-like object); got {given}.")
+                args = (kwargs.pop(named[0]),)
+            if cls is AudioFile:
+                return AudioFile._open(*args, **kwargs)
+            return super().__call__(*args, **kwargs)
 
 
 class AudioFile(metaclass=_AudioFileMeta):
@@ -206,6 +208,29 @@ class AudioFile(metaclass=_AudioFileMeta):
         :attr:`ReadableAudioFile.tags`). MP3, FLAC, Ogg Vorbis, Opus, M4A and WAV take them; a file-like
         target must then be readable and seekable.
     """
+
+    if TYPE_CHECKING:  # what AudioFile(...) returns, for type checkers (the metaclass builds it)
+
+        @overload
+        def __new__(cls, filename: str | os.PathLike[str], mode: Literal["r"] = "r") -> ReadableAudioFile: ...
+
+        @overload
+        def __new__(cls, file_like: BinaryIO | memoryview, mode: Literal["r"] = "r") -> ReadableAudioFile: ...
+
+        @overload
+        def __new__(
+            cls,
+            filename: str | os.PathLike[str] | BinaryIO,
+            mode: Literal["w"],
+            samplerate: float | None = None,
+            num_channels: int = 1,
+            bit_depth: int | str = 16,
+            quality: str | float | None = None,
+            format: str | None = None,
+            codec_options: dict[Any, Any] | None = None,
+        ) -> WriteableAudioFile: ...
+
+        def __new__(cls, *args: Any, **kwargs: Any) -> Any: ...
 
     @staticmethod
     def _open(
@@ -474,6 +499,10 @@ class ReadableAudioFile(AudioFile, AudioReader):
     def seekable(self) -> bool:
         """True if ``seek()`` works (always for paths; for file-like objects, if they can seek)."""
         return self._seekable and not self._closed
+
+    if TYPE_CHECKING:  # AudioFile(...)'s call forms reach this __init__ in a type checker's reading
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...  # noqa: F811
 
     def close(self) -> None:
         """Release the file; reading afterwards raises ``ClosedFileError``."""
@@ -801,6 +830,10 @@ class WriteableAudioFile(AudioFile):
                 if isinstance(exc, OSError) and self._path is not None:
                     raise self._write_error(exc) from exc
                 raise
+
+    if TYPE_CHECKING:  # AudioFile(...)'s call forms reach this __init__ in a type checker's reading
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...  # noqa: F811
 
     def close(self) -> None:
         """Finish the file; for a path, move it into place atomically (synced to the disk, as the streaming

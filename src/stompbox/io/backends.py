@@ -201,8 +201,8 @@ class SoundfileDecoder(Decoder):
             self.exact = False
         # a FLAC stream written to a pipe: STREAMINFO's total was left 0 (unknown), and libFLAC cannot seek in it
         self._unsized = self.frames >= SF_COUNT_MAX or (self.format_name == "FLAC" and self._impossible(source))
-        if self._unsized:
-            self.frames, self.exact = 0, False
+        if self._unsized:  # an estimate from the last frames' headers: reads go on to the real end
+            self.frames, self.exact = self._flac_tail_estimate(source), False
         self._estimate = self.frames  # the length libsndfile declared at open
         self._name = name
         self._warned = False  # TruncatedAudioWarning given
@@ -240,6 +240,21 @@ class SoundfileDecoder(Decoder):
                 warn_truncated(
                     self, self.frames, f"where its header declares {cut[0]} bytes of audio data and {cut[1]} remain"
                 )
+
+    @staticmethod
+    def _flac_tail_estimate(source: Any) -> int:
+        """The frames of a FLAC whose STREAMINFO gives no usable total, estimated from the headers of the frames
+        in its last 256 kB (frame number + 1, times the largest block size): at most a block more than the real
+        length. 0 when there are none."""
+        from .flac_seektable import frame_numbers
+
+        try:
+            head = _peek(source, 64)
+            numbers = frame_numbers(_peek(source, 1 << 18, from_end=True))
+        except (OSError, AttributeError, ValueError):
+            return 0
+        block = int.from_bytes(head[10:12], "big") if head[:4] == b"fLaC" else 0
+        return (max(numbers) + 1) * block if numbers and block else 0
 
     def _impossible(self, source: Any) -> bool:
         """Whether a FLAC's STREAMINFO declares more frames than its bytes can hold (a frame of at most 65,535
@@ -467,6 +482,8 @@ class SoundfileDecoder(Decoder):
         none for FLAC (its STREAMINFO counts samples), one MP3 frame for an MP3 with a Xing/LAME tag (the tag
         counts frames; a damaged last frame is dropped, and the length corrected), any for the rest (their
         length is an estimate or a header that may overstate it)."""
+        if not self.exact:
+            return float("inf")
         if self.format_name == "FLAC":
             return 0
         if self.format_name == "MP3" and self.exact:
@@ -697,6 +714,9 @@ class SoundfileDecoder(Decoder):
 
     def close(self) -> None:
         self._file.close()
+        owned = getattr(self, "_owned_source", None)  # a view of a path opened for this decoder
+        if owned is not None:
+            owned.close()
 
 
 def _decoded_frames(container: Any, stream: Any, skipped: tuple[type[Exception], ...]) -> Any:
@@ -751,6 +771,7 @@ class AvDecoder(Decoder):
         self._scale = READ_SCALE.get(self.file_dtype)
         self._start_seconds = float(stream.start_time * stream.time_base) if stream.start_time else 0.0
         self._declared: int | None = None  # a length the container's header states, in milliseconds
+        self._last_stamp: int | None = None  # where the last decoded frame ends by its timestamp
         self.frames, self.exact = self._length()
         if head is not None and self.format_name == "MP3":
             total = _lame_length(head.head)  # FFmpeg does not trim the encoder padding of a pipe
@@ -855,8 +876,10 @@ class AvDecoder(Decoder):
                     self._append(frames, None)
                 self._check_complete()
                 return bool(frames)
-            start = self._frame_start(frame) if self._queue_start < 0 else None
-            self._append(self._resampler.resample(frame), start)
+            stamp = self._frame_start(frame)
+            if stamp is not None:
+                self._last_stamp = stamp + frame.samples
+            self._append(self._resampler.resample(frame), stamp if self._queue_start < 0 else None)
         except CorruptAudioError:
             raise
         except (self._av.error.FFmpegError, ValueError) as exc:  # damaged packets; a frame that changed format
@@ -871,8 +894,11 @@ class AvDecoder(Decoder):
         if declared is None:
             return
         end = self._queue_start + self._queued
+        # a stated duration (Matroska's) is the last timestamp: a file whose timestamps jump ahead (a gap) reached
+        # it, a cut file did not
+        reached = end if self.exact or self._last_stamp is None else max(end, self._last_stamp)
         frame_size = getattr(self._stream.codec_context, "frame_size", 0) or 0
-        if end < declared - max(2048, declared // 100, 2 * frame_size):
+        if reached < declared - max(2048, declared // 100, 2 * frame_size):
             if end == 0:  # nothing decodes: damage, not a cut
                 raise CorruptAudioError(
                     f"Could not decode audio data: the audio data ends at frame 0, before the {declared} frames "

@@ -8,6 +8,7 @@ it applies, FFmpeg for the rest); :func:`open_encoder` goes by the output format
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from .backends import (
@@ -111,10 +112,56 @@ def _faster(decoder: SoundfileDecoder, source: Any, name: str = "") -> Decoder:
     return decoder
 
 
+def _cut_ogg(source: Any) -> tuple[int, int, bytes] | None:
+    """:func:`stompbox.io.ogg_pages.cut_short` of a path or a seekable file-like."""
+    from .ogg_pages import MAX_PAGE, cut_short
+
+    try:
+        head = _peek(source, 64)
+        if head[:4] != b"OggS":
+            return None
+        tail = _peek(source, 2 * MAX_PAGE, from_end=True)
+        size = os.path.getsize(source) if isinstance(source, str) else _size(source)
+    except (OSError, AttributeError, ValueError):
+        return None
+    return cut_short(head, tail, size)
+
+
+def _size(file: Any) -> int:
+    here = file.tell()
+    try:
+        return int(file.seek(0, os.SEEK_END))
+    finally:
+        file.seek(here)
+
+
+def _open_cut_ogg(source: Any, name: str, end: int, offset: int, header: bytes) -> Decoder:
+    """An Ogg file cut short, read up to its last whole page (marked as the stream's end) with one warning: the
+    decoders refuse such a file (libsndfile's Opus), or read nothing of it (libsndfile's Vorbis and FFmpeg, when
+    the cut falls in a file's only audio page but one)."""
+    from .ogg_pages import EndedView
+
+    owned = isinstance(source, str)
+    view = EndedView(open(source, "rb") if owned else source, end, offset, header)  # noqa: SIM115 - closed below
+    try:
+        decoder = SoundfileDecoder(view, name)
+    except BaseException:
+        if owned:
+            view.close()
+        raise
+    if owned:
+        decoder._owned_source = view
+    warn_truncated(decoder, decoder.frames, "in its last Ogg page, which is cut short")
+    return decoder
+
+
 def open_decoder(source: Any, name: str, seekable: bool = True) -> Decoder:
     """The decoder for ``source``: content decides (libsndfile first, FFmpeg for the rest)."""
     errors = []
     if seekable:
+        cut = _cut_ogg(source)
+        if cut is not None:
+            return _open_cut_ogg(source, name, *cut)
         try:
             return _faster(SoundfileDecoder(source, name), source, name)
         except UnsupportedFormatError as exc:

@@ -6,13 +6,13 @@ turned into the settings of the encoder behind the format.
 
 from __future__ import annotations
 
-import enum
 import numbers
 import os
 import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .._base.enums import PedalboardEnum
 from .errors import UnsupportedFormatError
 
 # extension -> format key
@@ -100,7 +100,7 @@ def format_from_name(format: str) -> str:
     return format_for_extension(text if text.startswith(".") else "." + text)
 
 
-class WriteableAudioFileFlag(enum.IntEnum):
+class WriteableAudioFileFlag(PedalboardEnum):
     """Codec options of :class:`~stompbox.io.WriteableAudioFile` (``codec_options={flag: value}``), as pedalboard's.
 
     ``Mp3EnableBitReservoir`` (bool, default True): LAME's bit reservoir, which lends bits between MP3 frames.

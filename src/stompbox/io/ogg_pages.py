@@ -156,3 +156,89 @@ class OggSerialRewriter:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._file, name)
+
+
+def _checked(page: bytes) -> bool:
+    copy = bytearray(page)
+    crc = bytes(copy[_CRC])
+    copy[_CRC] = b"\0\0\0\0"
+    return struct.pack("<I", ogg_crc(copy)) == crc
+
+
+def cut_short(head: bytes, tail: bytes, size: int) -> tuple[int, int, bytes] | None:
+    """Where a single-stream Ogg file that was cut short ends, and how to end it properly, or None when it ends
+    with its stream's last page (or when nothing can be said).
+
+    ``head`` is the file's first bytes, ``tail`` its last ``len(tail)`` bytes and ``size`` its length. The
+    answer is ``(end, offset, header)``: the byte where the last whole page with a granule position ends, and
+    that page's first 27 bytes (at ``offset``) with the end-of-stream flag set and its CRC recomputed. A file
+    read up to ``end`` with that header in place is a whole Ogg stream of the audio that is present."""
+    if head[:4] != b"OggS" or len(head) < _HEADER:
+        return None
+    serial = head[_SERIAL]
+    base = size - len(tail)
+    search = len(tail)
+    while True:
+        start = tail.rfind(b"OggS", 0, search)
+        if start < 0:
+            return None
+        search = start
+        length = _page_length(bytearray(tail[start : start + MAX_PAGE]))
+        if length is None or not _checked(tail[start : start + length]):
+            continue
+        page = tail[start : start + length]
+        if page[_SERIAL] != serial:
+            return None  # another logical stream: not a single-stream file
+        if start + length == len(tail) and page[5] & 0x04:
+            return None  # the stream's last page ends the file: whole
+        if struct.unpack("<q", page[_GRANULE])[0] < 0:
+            continue  # no packet ends on this page: the one before
+        fixed = bytearray(page)
+        fixed[5] |= 0x04
+        fixed[_CRC] = b"\0\0\0\0"
+        fixed[_CRC] = struct.pack("<I", ogg_crc(fixed))
+        return base + start + length, base + start, bytes(fixed[:_HEADER])
+
+
+class EndedView:
+    """A seekable binary view of ``file`` up to byte ``end``, with ``patch`` in place of the bytes at
+    ``offset``: a cut Ogg file as a whole stream (see :func:`cut_short`), without copying it."""
+
+    def __init__(self, file: Any, end: int, offset: int, patch: bytes) -> None:
+        self._file = file
+        self._end = end
+        self._offset = offset
+        self._patch = patch
+        self._position = 0
+
+    def read(self, size: int = -1) -> bytes:
+        left = self._end - self._position
+        size = left if size is None or size < 0 else min(size, left)
+        if size <= 0:
+            return b""
+        self._file.seek(self._position)
+        data = bytearray(self._file.read(size))
+        low, high = max(self._offset, self._position), min(self._offset + len(self._patch), self._position + len(data))
+        if low < high:
+            data[low - self._position : high - self._position] = self._patch[low - self._offset : high - self._offset]
+        self._position += len(data)
+        return bytes(data)
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._end}[whence]
+        self._position = max(0, base + offset)
+        return self._position
+
+    def tell(self) -> int:
+        return self._position
+
+    def seekable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        self._file.close()
