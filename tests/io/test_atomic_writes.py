@@ -59,7 +59,9 @@ def test_the_one_liner_writes_its_file(tmp_path: Path, ext: str) -> None:
 
 
 def test_a_script_that_exits_without_closing_finishes_its_files(tmp_path: Path) -> None:
-    """Writers still open at interpreter exit (a global, one held in a list) are finished, with all their data."""
+    """Writers still open at interpreter exit (a global over an earlier file, one held in a list) are finished,
+    with all their data."""
+    _earlier(tmp_path / "a.wav")
     proc = _run(
         """
         import sys, numpy as np
@@ -75,7 +77,7 @@ def test_a_script_that_exits_without_closing_finishes_its_files(tmp_path: Path) 
         """,
         str(tmp_path),
     )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.wav", "b.flac"]
     assert _frames(tmp_path / "a.wav") == 3000
     assert _frames(tmp_path / "b.flac") == 5000

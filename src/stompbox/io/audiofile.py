@@ -114,9 +114,12 @@ def _interleave(rows: np.ndarray, out: np.ndarray) -> None:
 def _release(handle: int) -> None:
     """Close ``handle`` (the file a write replaced) on the I/O helper thread: freeing a large file's blocks takes
     longer than writing a small one."""
-    from .helper_thread import helper
+    try:
+        from .helper_thread import helper
 
-    helper().submit(os.close, handle)
+        helper().submit(os.close, handle)
+    except RuntimeError:  # the interpreter is shutting down (a writer finished at exit): close it here
+        os.close(handle)
 
 
 _OPEN_WRITERS: weakref.WeakSet[WriteableAudioFile] = weakref.WeakSet()
@@ -127,7 +130,10 @@ def _finish_at_exit() -> None:
     program is ending on an uncaught exception (its output would be cut short wherever the exception hit)."""
     died = getattr(sys, "last_value", None) is not None or getattr(sys, "last_exc", None) is not None
     for writer in list(_OPEN_WRITERS):
-        writer._dropped(discard=died)
+        try:
+            writer._dropped(discard=died)
+        except Exception as exc:  # noqa: BLE001 - one failure must not keep the others from finishing
+            print(f"stompbox: could not finish {writer._path or 'an audio file'} at exit: {exc}", file=sys.stderr)
 
 
 atexit.register(_finish_at_exit)
