@@ -348,9 +348,10 @@ class Corpus:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._made: dict[str, Path] = {}
         self._decoded: dict[str, np.ndarray] = {}
+        self._expected: dict[str, int] = {}
 
     def _source(self, rate: int, channels: int, seconds: float, kind: str) -> Path:
         path = self.folder / f"src-{rate}-{channels}-{seconds}-{kind}.wav"
@@ -391,6 +392,14 @@ class Corpus:
         else:
             run(command)
         return out
+
+    def reference(self, spec: Spec) -> np.ndarray:
+        """FFmpeg's decode cut to the frames stompbox must read (:func:`expected_frames`), made once."""
+        decoded = self.decoded(spec)
+        with self._lock:
+            if spec.id not in self._expected:
+                self._expected[spec.id] = expected_frames(spec, self.path(spec), decoded.shape[1])
+            return decoded[:, : self._expected[spec.id]]
 
     def decoded(self, spec: Spec) -> np.ndarray:
         """FFmpeg's decode of the file: float32 ``(channels, frames)``, integer samples scaled as stompbox scales

@@ -110,3 +110,25 @@ def test_demo_writes_its_files(tmp_path, io_ready, capsys):
     expected = chain(np.concatenate([dry.T, np.zeros((2, 3 * SR), np.float32)], axis=1), SR)
     assert np.abs(wet.T - expected).max() < 3e-3
     assert _png_size(out / "demo.png")[0] > 1000
+
+
+def test_a_plot_is_written_atomically(tmp_path, monkeypatch):
+    """A plot that fails half-way leaves the earlier image at its path, and no temporary file."""
+    from matplotlib.figure import Figure
+
+    path = tmp_path / "p.svg"
+    path.write_bytes(b"earlier")
+    real = Figure.savefig
+
+    def half_then_fail(self, fname, **kwargs):
+        real(self, fname, **kwargs)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Figure, "savefig", half_then_fail)
+    x = np.zeros(SR // 10, np.float32)
+    with pytest.raises(OSError):
+        plot_audio(x, SR, path=path)
+    assert path.read_bytes() == b"earlier" and os.listdir(tmp_path) == ["p.svg"]
+    monkeypatch.setattr(Figure, "savefig", real)
+    plot_audio(x, SR, path=path)
+    assert path.read_bytes().lstrip().startswith(b"<?xml") and os.listdir(tmp_path) == ["p.svg"]

@@ -436,5 +436,10 @@ def plot_audio(
     if title:
         fig.suptitle(title, fontsize=12)
     if path is not None:
-        fig.savefig(os.fspath(path), dpi=dpi)
+        from .._base.atomic import atomic_path
+
+        name = os.fspath(path)
+        kind = os.path.splitext(name)[1].lstrip(".").lower() or None  # the temporary's name has no extension
+        with atomic_path(name) as temporary:
+            fig.savefig(temporary, dpi=dpi, format=kind)
     return fig
