@@ -414,10 +414,11 @@ class ReadableAudioFile(AudioFile, AudioReader):
         """The layout of the channels, named as FFmpeg names it: ``"mono"``, ``"stereo"``, ``"5.1"``,
         ``"5.1(side)"``, ``"7.1"``... (``ffmpeg -layouts`` lists them). It is what the file states (a WAV/CAF
         channel mask, an M4A's channel configuration) or the layout its format fixes for the channel count
-        (FLAC, Ogg Vorbis, Opus). Speakers without a standard name are joined by "+" (``"FL+FR+LFE"``), and a
-        file that states no speakers for 3 or more channels gives ``"N channels"``. Channels are always read in
-        this layout's order, WAV's (FL, FR, FC, LFE, BL, BR, FLC, FRC, BC, SL, SR), whatever the file's own
-        order (Vorbis and Opus put the centre second and the LFE last)."""
+        (FLAC, Ogg Vorbis, Opus). Speakers without a standard name are listed as FFmpeg lists them
+        (``"3 channels (FL+FR+SL)"``), and a file that states no speakers for 3 or more channels gives
+        ``"N channels"``. Channels are always read in this layout's order, WAV's (FL, FR, FC, LFE, BL, BR, FLC,
+        FRC, BC, SL, SR), whatever the file's own order (Vorbis and Opus put the centre second and the LFE
+        last)."""
         layout = self._decoder.channel_layout
         return layout if layout else layout_name(0, self.num_channels)
 
