@@ -39,6 +39,7 @@ _LAZY_MODULES = {
     "hosting",
     "routing",
     "batch",
+    "live",
     "compat",
     "midi_utils",
 }
