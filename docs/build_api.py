@@ -24,6 +24,7 @@ MODULES = [
     ("stompbox.io", "audio files as streams, resampling, live audio"),
     ("stompbox.batch", "many files through one chain"),
     ("stompbox.analysis", "loudness (ITU-R BS.1770-4 / EBU R128)"),
+    ("stompbox.compat", "pedalboard's module names and version, for pedalboard code run unchanged"),
     ("stompbox.limits", "the limits on sample rates, ratios, channels, tails, nesting and chain files"),
 ]
 

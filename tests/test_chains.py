@@ -36,7 +36,8 @@ def test_file_round_trip_is_exact(tmp_path, suffix):
     loaded = stompbox.load_chain(path)
     assert isinstance(loaded, Pedalboard)
     assert loaded.to_dict() == original.to_dict()
-    assert loaded[-1].gain_db == 0.1 + 0.2  # floats survive bit for bit
+    # floats survive bit for bit (stored as float32, as pedalboard stores parameters)
+    assert loaded[-1].gain_db == original[-1].gain_db == float(np.float32(0.1 + 0.2))
     x = music(0.3)
     np.testing.assert_array_equal(loaded(x, SR), original(x, SR))
     assert not list(tmp_path.glob(".*tmp*"))

@@ -16,11 +16,11 @@ Heavy modules (Numba kernels, codecs, plugin hosts) are imported the first time 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import effects as _effects
 from ._base.errors import StompboxError
-from ._base.version import __version__
+from ._base.version import __pedalboard_version__, __version__
 from .board import Chain, Mix, Pedalboard, PluginContainer, process
 from .core import Plugin, registry
 
@@ -39,6 +39,9 @@ _LAZY_MODULES = {
     "hosting",
     "routing",
     "batch",
+    "live",
+    "compat",
+    "midi_utils",
     "limits",
 }
 _LAZY_NAMES: dict[str, str] = {
@@ -65,6 +68,34 @@ __all__ = sorted(
     | set(_effects.EXPORTS)
     | set(_LAZY_NAMES)
 )
+
+
+if TYPE_CHECKING:  # the lazily loaded names, for type checkers and IDEs
+    from . import io, utils
+    from .chains import load_chain
+    from .core.automation import LFO, Automation, Curve, Envelope
+    from .effects.basic import Bitcrush, Clipping, Distortion, Gain, Invert
+    from .effects.brickwall import BrickwallLimiter
+    from .effects.codecs import GSMFullRateCompressor, MP3Compressor
+    from .effects.convolution import Convolution
+    from .effects.delay import Delay
+    from .effects.dynamics import Compressor, Limiter, NoiseGate
+    from .effects.filters import HighpassFilter, HighShelfFilter, IIRFilter, LowpassFilter, LowShelfFilter, PeakFilter
+    from .effects.ladder import LadderFilter
+    from .effects.modulation import Chorus, Phaser
+    from .effects.pitch import PitchShift, time_stretch
+    from .effects.resample import Resample
+    from .effects.reverb import Reverb
+    from .hosting import (
+        AudioProcessorParameter,
+        ExternalPlugin,
+        ExternalPluginReloadType,
+        VST3Plugin,
+        find_plugins,
+        load_plugin,
+    )
+    from .render import render, render_file
+    from .routing import ChannelMap, ChannelMatrix, Split
 
 
 def __getattr__(name: str) -> Any:

@@ -131,3 +131,32 @@ def test_raw_state_is_interchangeable_with_pedalboard(pb, signals):
     assert float(fresh.attack_ms) == pytest.approx(4, abs=0.01)
     fresh.raw_state = ref.raw_state
     assert float(fresh.attack_ms) == pytest.approx(4, abs=0.01)
+
+
+@pytest.mark.parametrize("name", ["ZamComp", "ZamEQ2"])
+def test_parameter_metadata_reads_as_pedalboards(pb, name):
+    """What a parameter-dump script prints: the same flags, step counts, texts and float32 raw values, and the
+    same plugin identifier."""
+    path = f"{VST3_DIR}/{name}.vst3"
+    ours, ref = load_plugin(path), pb.load_plugin(path)
+    assert ours.identifier == ref.identifier
+    host_state = ("buffer_size_frames", "gain_reduction_db", "output_level_db")  # set by each host as it runs
+    for key, theirs in ref.parameters.items():
+        mine = ours.parameters[key]
+        flags = ("is_discrete", "num_steps", "is_boolean", "is_orientation_inverted", "is_meta_parameter")
+        for attr in (*flags, "is_automatable", "index"):
+            assert getattr(mine, attr) == getattr(theirs, attr), (key, attr)
+        if key not in host_state:
+            assert type(mine.raw_value) is float
+            assert mine.raw_value == theirs.raw_value, key  # float32 values, compared exactly
+            assert mine.string_value == theirs.string_value, key
+
+
+def test_continuous_and_stepped_parameters():
+    eq = load_plugin(f"{VST3_DIR}/ZamEQ2.vst3")
+    gain = eq.parameters["boost_cut_1_db"]
+    assert (gain.num_steps, gain.is_discrete, gain.is_boolean) == (2**31 - 1, True, False)
+    assert gain.raw_value == float(np.float32(50 / 70))  # 0 dB in [-50, 20], as float32
+    assert gain.string_value == "0.000001"  # the plugin's text for that float32 value
+    program = eq.parameters["current_program"]
+    assert program.num_steps == len(program.valid_values)  # states, not steps between them

@@ -115,6 +115,7 @@ def test_validation(name, text):
 
 def test_defaults_and_tail():
     r = Reverb()
-    assert (r.room_size, r.damping, r.wet_level, r.dry_level, r.width, r.freeze_mode) == (0.5, 0.5, 0.33, 0.4, 1.0, 0.0)
+    f32 = [float(np.float32(v)) for v in (0.5, 0.5, 0.33, 0.4, 1.0, 0.0)]  # stored as float32, as pedalboard
+    assert [r.room_size, r.damping, r.wet_level, r.dry_level, r.width, r.freeze_mode] == f32
     assert 1.0 < r.tail_seconds < 10.0
     assert Reverb(freeze_mode=1.0).tail_seconds == float("inf")

@@ -12,8 +12,10 @@ and derive from this root too.
 from __future__ import annotations
 
 __all__ = [
+    "AbstractPluginError",
     "AudioDeviceError",
     "ChainFormatError",
+    "ChoiceError",
     "ClosedError",
     "DuplicatePluginError",
     "LayoutError",
@@ -56,3 +58,13 @@ class AudioDeviceError(StompboxError, RuntimeError):
 class PluginLoadError(StompboxError, ImportError):
     """A third-party plugin (VST3, LV2, LADSPA) that cannot be loaded: a missing file, not a plugin, a library
     that fails to load or a plugin that fails to start. An ``ImportError``, as pedalboard raises."""
+
+
+class ChoiceError(StompboxError, ValueError, TypeError):
+    """A value that is not one of an enum parameter's members (``LadderFilter(mode=7)``): a ``ValueError``, and
+    the ``TypeError`` pedalboard raises (its bindings reject the argument's type)."""
+
+
+class AbstractPluginError(StompboxError, TypeError, RuntimeError):
+    """A plugin base class instantiated directly (``IIRFilter()``): a ``TypeError``, and the ``RuntimeError``
+    pedalboard raises."""

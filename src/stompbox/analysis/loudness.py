@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from .._base import limits
+from .._base.layout import detect_layout
 from ..core.jit import kernel
 
 __all__ = [
@@ -409,12 +410,9 @@ class LoudnessMeter:
             raise ValueError(f"Audio must be 1-D or 2-D (got {array.ndim} dimensions)")
         elif layout == "channels-last":
             array = array.T
-        elif layout is None:
-            rows, cols = array.shape
-            if self.num_channels:
-                if rows != self.num_channels and cols == self.num_channels:
-                    array = array.T
-            elif rows > cols:
+        elif layout is None:  # stompbox's layout rule: the meter's channel count wins, else the smaller dimension
+            hint = ("channels-first", self.num_channels) if self.num_channels else None
+            if detect_layout(array.shape, hint) == "channels-last":  # a square array is ambiguous (LayoutError)
                 array = array.T
         elif layout != "channels-first":
             raise ValueError(f"layout must be 'channels-first' or 'channels-last' (got {layout!r})")
@@ -593,7 +591,10 @@ def loudness(
         elif layout == "channels-first":
             channels = array.shape[0]
         elif layout is None:
-            channels = min(array.shape) if array.shape[0] and array.shape[1] else max(array.shape[0], 1)
+            if array.shape[0] and array.shape[1]:  # stompbox's layout rule: a square array is ambiguous
+                channels = array.shape[0 if detect_layout(array.shape) == "channels-first" else 1]
+            else:
+                channels = max(array.shape[0], 1)
         else:
             raise ValueError(f"layout must be 'channels-first' or 'channels-last' (got {layout!r})")
     meter = LoudnessMeter(sample_rate, channels, channel_weights)

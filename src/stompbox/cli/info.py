@@ -38,6 +38,9 @@ _CODECS = {"PCM_S8": "pcm_s8", "PCM_U8": "pcm_u8", "PCM_16": "pcm_s16{e}", "PCM_
            "VORBIS": "vorbis", "OPUS": "opus", "MPEG_LAYER_I": "mp1", "MPEG_LAYER_II": "mp2",
            "MPEG_LAYER_III": "mp3", "ALAC_16": "alac", "ALAC_20": "alac", "ALAC_24": "alac",
            "ALAC_32": "alac"}  # fmt: skip
+#: FFmpeg's decoders whose name is not their codec's (ffprobe names the codec)
+_DECODERS = {"mp3float": "mp3", "mp2float": "mp2", "mp1float": "mp1", "aac_fixed": "aac", "ac3_fixed": "ac3",
+             "libopus": "opus", "libvorbis": "vorbis", "libfdk_aac": "aac", "libspeex": "speex"}  # fmt: skip
 #: codecs that store samples of a fixed width (the others are lossy: no bit depth)
 _LOSSLESS = ("pcm_", "flac", "alac", "wavpack", "tta", "ape", "truehd", "mlp")
 
@@ -94,7 +97,7 @@ def names(reader: Any, path: str) -> tuple[str | None, str | None]:
     if fmt == "FLAC":
         codec = "flac"
     elif codec is None:
-        codec = subtype.lower() or None  # FFmpeg's decoders: the name is FFmpeg's already
+        codec = _DECODERS.get(subtype.lower(), subtype.lower()) or None  # FFmpeg's decoders: FFmpeg's names
     elif "{e}" in codec:
         codec = codec.format(e=_byte_order(path, fmt))
     return short, codec

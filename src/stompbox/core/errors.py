@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
-from .._base.errors import ClosedError, DuplicatePluginError, LayoutError, StompboxError
+from .._base.errors import (
+    AbstractPluginError,
+    ChoiceError,
+    ClosedError,
+    DuplicatePluginError,
+    LayoutError,
+    StompboxError,
+)
 
-__all__ = ["ClosedError", "DuplicatePluginError", "LayoutError", "StompboxError"]
+__all__ = ["AbstractPluginError", "ChoiceError", "ClosedError", "DuplicatePluginError", "LayoutError", "StompboxError"]

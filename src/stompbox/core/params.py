@@ -16,7 +16,12 @@ import numbers
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .automation import as_automation, is_automation_like
+from .errors import ChoiceError
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 @dataclass(frozen=True)
@@ -26,7 +31,8 @@ class ParamSpec:
     Attributes
     ----------
     name, default, unit, doc
-        The parameter's name, default value, unit ("dB", "Hz", ...) and one-line description.
+        The parameter's name, default value (as declared, the constructor's default), unit ("dB", "Hz", ...)
+        and one-line description. ``stored_default`` is the default as the attribute reads it back.
     minimum, maximum
         Bounds (``None`` for unbounded); ``min_exclusive`` / ``max_exclusive`` say whether they are strict.
     kind
@@ -53,6 +59,12 @@ class ParamSpec:
     range: str | None = None
     min_exclusive: bool = False
     max_exclusive: bool = False
+    #: the default as the attribute reads it back (float32-rounded, an enum member): compare values with this
+    stored_default: Any = None
+
+    def is_default(self, value: Any) -> bool:
+        """Whether ``value`` (as read from a plugin) is this parameter's default."""
+        return bool(value == self.stored_default)
 
     def format(self, value: Any) -> str:
         """A value of this parameter as ``repr`` shows it (``%g`` for numbers, like pedalboard)."""
@@ -94,6 +106,10 @@ class Param:
     keyword_only
         The constructor takes it by keyword only (a stompbox extension that pedalboard's positional order must
         not see).
+    float32
+        A ``float`` value is stored rounded to the nearest float32 (``0.4`` reads back as
+        ``0.4000000059604645``), as pedalboard stores its parameters, so values compare equal to those read from
+        pedalboard. ``False`` keeps the double as given (pedalboard's ``PitchShift.semitones``).
     """
 
     def __init__(
@@ -111,6 +127,7 @@ class Param:
         automatable: bool = False,
         per_sample: bool = False,
         keyword_only: bool = False,
+        float32: bool = True,
     ) -> None:
         if (automatable or per_sample) and kind is not float:
             raise TypeError(f"Only float parameters can be automated (this one is {kind.__name__}).")
@@ -126,6 +143,7 @@ class Param:
         self.automatable = bool(automatable or per_sample)
         self.per_sample = bool(per_sample)
         self.keyword_only = bool(keyword_only)
+        self.float32 = float32
         self.name = "?"
 
     def __set_name__(self, owner: type, name: str) -> None:
@@ -173,7 +191,7 @@ class Param:
         is_enum = isinstance(kind, type) and issubclass(kind, enum.Enum)
         return ParamSpec(
             self.name,
-            self.coerce(self.default),
+            self.default,
             self.minimum,
             self.maximum,
             self.unit,
@@ -181,10 +199,11 @@ class Param:
             kind,
             automatable=self.automatable,
             per_sample=self.per_sample,
-            choices=tuple(kind.__members__) if is_enum else None,
+            choices=_members(kind) if is_enum else None,
             range=self.range_text() if kind in (int, float) else None,
             min_exclusive=self.min_exclusive,
             max_exclusive=self.max_exclusive,
+            stored_default=self.coerce(self.default),
         )
 
     def error_text(self) -> str:
@@ -211,7 +230,7 @@ class Param:
                 if isinstance(value, str) and value in kind.__members__:
                     return kind[value]
                 valid = ", ".join(kind.__members__)
-                raise ValueError(f"{self.name} must be one of {valid} (got {value!r})") from None
+                raise ChoiceError(f"{self.name} must be one of {valid} (got {value!r})") from None
         if kind is bool:
             if isinstance(value, bool | numbers.Integral) or hasattr(value, "__bool__"):
                 return bool(value)
@@ -221,12 +240,14 @@ class Param:
         number = float(value)
         if not math.isfinite(number):
             raise ValueError(f"{self.name} must be a finite number (got {value!r})")
-        too_low = self.minimum is not None and (
-            number < self.minimum or (self.min_exclusive and number == self.minimum)
-        )
-        too_high = self.maximum is not None and (
-            number > self.maximum or (self.max_exclusive and number == self.maximum)
-        )
+        lo, hi = self.minimum, self.maximum
+        if self.float32 and kind is float and abs(number) <= _FLOAT32_MAX:
+            # stored as float32: checked as float32 too, so a value read back is accepted when set again
+            number = float(np.float32(number))
+            lo = None if lo is None else float(np.float32(lo))
+            hi = None if hi is None else float(np.float32(hi))
+        too_low = lo is not None and (number < lo or (self.min_exclusive and number == lo))
+        too_high = hi is not None and (number > hi or (self.max_exclusive and number == hi))
         if too_low or too_high:
             message = self.error_text()
             raise ValueError(f"{message} (got {self.name}={value!r}; valid range {self.range_text()})")
@@ -321,6 +342,11 @@ def make_init(cls: type, params: dict[str, Param], base_init: Any) -> Any:
 _SECTIONS = ("Attributes", "Methods", "Returns", "Raises", "See Also", "Notes", "References", "Examples")
 
 
+def _members(kind: type) -> tuple[str, ...]:
+    """The member names of an enum parameter's kind."""
+    return tuple(getattr(kind, "__members__", {}))
+
+
 def _entry(param: Param) -> str:
     import textwrap
 
@@ -332,7 +358,7 @@ def _entry(param: Param) -> str:
     head = f"{param.name} : {type_text}, default {param.format(param.coerce(param.default))}"
     text = (param.doc[:1].upper() + param.doc[1:]).rstrip(".") if param.doc else param.name
     if is_enum:
-        text += f": one of {', '.join(kind.__members__)}."
+        text += f": one of {', '.join(_members(kind))}."
     elif kind in (int, float) and param.minimum is None and param.maximum is None:
         text += f", in {param.unit} (any finite value)." if param.unit else " (any finite value)."
     elif kind in (int, float):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._base.errors import PluginLoadError
 from .external import AudioProcessorParameter, ExternalPlugin, ExternalPluginReloadType, set_chain_loader
@@ -39,6 +39,13 @@ __all__ = [
     "load_plugin",
     "plugin_format",
 ]
+
+
+if TYPE_CHECKING:  # the lazily loaded names, for type checkers and IDEs
+    from .isolated import IsolatedPlugin, PluginCrashedError, PluginTimeoutError
+    from .ladspa import LADSPAPlugin
+    from .lv2 import LV2Plugin
+    from .vst3 import VST3Plugin
 
 
 def __getattr__(name: str) -> Any:

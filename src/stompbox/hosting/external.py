@@ -12,7 +12,6 @@ converts ``v`` through the plugin's text parser, checking the range first.
 from __future__ import annotations
 
 import base64
-import enum
 import math
 import os
 import re
@@ -23,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base.enums import PedalboardEnum
 from ..core import Plugin
 from ..core.layout import check_buffer_size, check_sample_rate
 from .midi import read_midi_messages, sample_index
@@ -31,6 +31,7 @@ FLOAT_SUFFIXES = ("x", "%", "*", ",", ".", "hz", "ms", "db", "sec", "dbtp", "sec
 TRUE_STRINGS = frozenset({"on", "yes", "true", "enabled"})
 HIDDEN_NAME_PATTERNS = (re.compile("MIDI CC "), re.compile(r"P\d\d\d"))
 SEARCH_STEPS = 1000
+CONTINUOUS_STEPS = 2**31 - 1  # what pedalboard reports as num_steps for a continuous parameter
 
 
 def strip_float_suffixes(text: Any, si_prefixes: bool = True) -> Any:
@@ -144,9 +145,7 @@ class AudioProcessorParameter:
         self._plugin_label = label
         self._label: str | None = None
         self.default_raw_value = float(default_raw_value)
-        self.num_steps = int(num_steps)
-        self.is_discrete = self.num_steps > 0
-        self.is_boolean = self.num_steps == 1
+        self._step_count = int(num_steps)  # the plugin's count of steps between values (0: continuous)
         self.is_automatable = bool(is_automatable)
         self.python_name = python_parameter_name(name, label)
         self._scan(search_steps)
@@ -221,9 +220,39 @@ class AudioProcessorParameter:
         """Alias of :attr:`label`."""
         return self.label
 
+    # pedalboard reports a hosted parameter's metadata as its host (JUCE) does: a number of states rather than
+    # of steps, 2**31-1 of them for a continuous parameter, every parameter discrete and none boolean,
+    # inverted or meta; these read the same
+    @property
+    def num_steps(self) -> int:
+        """The number of values the parameter takes: the plugin's step count + 1, or 2147483647 (2**31 - 1)
+        for a continuous parameter (as pedalboard reports it)."""
+        return self._step_count + 1 if self._step_count > 0 else CONTINUOUS_STEPS
+
+    @property
+    def is_discrete(self) -> bool:
+        """True, as pedalboard reports for every hosted parameter (see :attr:`num_steps` for continuity)."""
+        return True
+
+    @property
+    def is_boolean(self) -> bool:
+        """False, as pedalboard reports for every hosted parameter (:attr:`type` is ``bool`` for switches)."""
+        return False
+
+    @property
+    def is_orientation_inverted(self) -> bool:
+        """False: no hosted format here reports inverted parameters (as pedalboard on Linux)."""
+        return False
+
+    @property
+    def is_meta_parameter(self) -> bool:
+        """False: no hosted format here reports meta parameters (as pedalboard on Linux)."""
+        return False
+
     @property
     def raw_value(self) -> float:
-        """The parameter's normalised value, 0.0 to 1.0, as the plugin itself stores it (settable)."""
+        """The parameter's normalised value, 0.0 to 1.0, as the plugin itself stores it (settable). A VST3
+        plugin's reads and writes are float32 values, as pedalboard (its host) hands them over."""
         return self._plugin._param_raw(self.index)
 
     @raw_value.setter
@@ -438,7 +467,7 @@ def set_chain_loader(load: Callable[..., ExternalPlugin]) -> None:
     _chain_loader = load
 
 
-class ExternalPluginReloadType(enum.IntEnum):
+class ExternalPluginReloadType(PedalboardEnum):
     """How a hosted plugin is reset between streams (pedalboard's enum of the same name).
 
     Detected the first time the plugin is reset with a stream format: noise in, the plugin's own reset

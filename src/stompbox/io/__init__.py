@@ -6,7 +6,7 @@ Compatible with ``pedalboard.io``. Heavy pieces (PyAV, the live-audio backend) l
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .audiofile import (
     AudioFile,
@@ -24,10 +24,11 @@ _LAZY: dict[str, str] = {
     "ChannelConvertedReadableAudioFile": ".channels",
     "StreamResampler": ".stream_resampler",
     "Quality": ".quality",
-    "AudioStream": ".stream",
-    "AudioDeviceError": ".stream",
-    "play_file": ".stream",
-    "record_to_file": ".stream",
+    # live audio (stompbox.live, above the effects: a stream runs a Pedalboard); this is its public path
+    "AudioStream": "..live.stream",
+    "AudioDeviceError": "..live.stream",
+    "play_file": "..live.stream",
+    "record_to_file": "..live.stream",
 }
 
 __all__ = [
@@ -45,6 +46,14 @@ __all__ = [
     "get_supported_write_formats",
     *_LAZY,
 ]
+
+
+if TYPE_CHECKING:  # the lazily loaded names, for type checkers and IDEs
+    from .channels import ChannelConvertedReadableAudioFile
+    from .quality import Quality
+    from .resample import ResampledReadableAudioFile
+    from .stream import AudioDeviceError, AudioStream, play_file, record_to_file
+    from .stream_resampler import StreamResampler
 
 
 def _resampled(reader: AudioReader, target_sample_rate: float, quality: Any) -> AudioReader:

@@ -15,7 +15,7 @@ import sys
 import threading
 import weakref
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, overload
 
 import numpy as np
 
@@ -114,9 +114,12 @@ def _interleave(rows: np.ndarray, out: np.ndarray) -> None:
 def _release(handle: int) -> None:
     """Close ``handle`` (the file a write replaced) on the I/O helper thread: freeing a large file's blocks takes
     longer than writing a small one."""
-    from .helper_thread import helper
+    try:
+        from .helper_thread import helper
 
-    helper().submit(os.close, handle)
+        helper().submit(os.close, handle)
+    except RuntimeError:  # the interpreter is shutting down (a writer finished at exit): close it here
+        os.close(handle)
 
 
 _OPEN_WRITERS: weakref.WeakSet[WriteableAudioFile] = weakref.WeakSet()
@@ -127,7 +130,10 @@ def _finish_at_exit() -> None:
     program is ending on an uncaught exception (its output would be cut short wherever the exception hit)."""
     died = getattr(sys, "last_value", None) is not None or getattr(sys, "last_exc", None) is not None
     for writer in list(_OPEN_WRITERS):
-        writer._dropped(discard=died)
+        try:
+            writer._dropped(discard=died)
+        except Exception as exc:  # noqa: BLE001 - one failure must not keep the others from finishing
+            print(f"stompbox: could not finish {writer._path or 'an audio file'} at exit: {exc}", file=sys.stderr)
 
 
 atexit.register(_finish_at_exit)
@@ -166,16 +172,18 @@ class _AudioFileMeta(type):
     object), to any of the three classes.
     """
 
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        named = [key for key in ("filename", "file_like", "path_or_file") if key in kwargs]
-        if named:
-            if args or len(named) > 1:
-                given = ", ".join(["a positional file"] * bool(args) + [f"{key}=" for key in named])
-                raise TypeError(f"{cls.__name__}() takes one file (a path or a file-like object); got {given}.")
-            args = (kwargs.pop(named[0]),)
-        if cls is AudioFile:
-            return AudioFile._open(*args, **kwargs)
-        return super().__call__(*args, **kwargs)
+    if not TYPE_CHECKING:  # type checkers read AudioFile.__new__'s overloads instead
+
+        def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+            named = [key for key in ("filename", "file_like", "path_or_file") if key in kwargs]
+            if named:
+                if args or len(named) > 1:
+                    given = ", ".join(["a positional file"] * bool(args) + [f"{key}=" for key in named])
+                    raise TypeError(f"{cls.__name__}() takes one file (a path or a file-like object); got {given}.")
+                args = (kwargs.pop(named[0]),)
+            if cls is AudioFile:
+                return AudioFile._open(*args, **kwargs)
+            return super().__call__(*args, **kwargs)
 
 
 class AudioFile(metaclass=_AudioFileMeta):
@@ -206,6 +214,29 @@ class AudioFile(metaclass=_AudioFileMeta):
         :attr:`ReadableAudioFile.tags`). MP3, FLAC, Ogg Vorbis, Opus, M4A and WAV take them; a file-like
         target must then be readable and seekable.
     """
+
+    if TYPE_CHECKING:  # what AudioFile(...) returns, for type checkers (the metaclass builds it)
+
+        @overload
+        def __new__(cls, filename: str | os.PathLike[str], mode: Literal["r"] = "r") -> ReadableAudioFile: ...
+
+        @overload
+        def __new__(cls, file_like: BinaryIO | memoryview, mode: Literal["r"] = "r") -> ReadableAudioFile: ...
+
+        @overload
+        def __new__(
+            cls,
+            filename: str | os.PathLike[str] | BinaryIO,
+            mode: Literal["w"],
+            samplerate: float | None = None,
+            num_channels: int = 1,
+            bit_depth: int | str = 16,
+            quality: str | float | None = None,
+            format: str | None = None,
+            codec_options: dict[Any, Any] | None = None,
+        ) -> WriteableAudioFile: ...
+
+        def __new__(cls, *args: Any, **kwargs: Any) -> Any: ...
 
     @staticmethod
     def _open(
@@ -383,10 +414,11 @@ class ReadableAudioFile(AudioFile, AudioReader):
         """The layout of the channels, named as FFmpeg names it: ``"mono"``, ``"stereo"``, ``"5.1"``,
         ``"5.1(side)"``, ``"7.1"``... (``ffmpeg -layouts`` lists them). It is what the file states (a WAV/CAF
         channel mask, an M4A's channel configuration) or the layout its format fixes for the channel count
-        (FLAC, Ogg Vorbis, Opus). Speakers without a standard name are joined by "+" (``"FL+FR+LFE"``), and a
-        file that states no speakers for 3 or more channels gives ``"N channels"``. Channels are always read in
-        this layout's order, WAV's (FL, FR, FC, LFE, BL, BR, FLC, FRC, BC, SL, SR), whatever the file's own
-        order (Vorbis and Opus put the centre second and the LFE last)."""
+        (FLAC, Ogg Vorbis, Opus). Speakers without a standard name are listed as FFmpeg lists them
+        (``"3 channels (FL+FR+SL)"``), and a file that states no speakers for 3 or more channels gives
+        ``"N channels"``. Channels are always read in this layout's order, WAV's (FL, FR, FC, LFE, BL, BR, FLC,
+        FRC, BC, SL, SR), whatever the file's own order (Vorbis and Opus put the centre second and the LFE
+        last)."""
         layout = self._decoder.channel_layout
         return layout if layout else layout_name(0, self.num_channels)
 
@@ -473,6 +505,10 @@ class ReadableAudioFile(AudioFile, AudioReader):
     def seekable(self) -> bool:
         """True if ``seek()`` works (always for paths; for file-like objects, if they can seek)."""
         return self._seekable and not self._closed
+
+    if TYPE_CHECKING:  # AudioFile(...)'s call forms reach this __init__ in a type checker's reading
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...  # noqa: F811
 
     def close(self) -> None:
         """Release the file; reading afterwards raises ``ClosedFileError``."""
@@ -799,6 +835,10 @@ class WriteableAudioFile(AudioFile):
                 if isinstance(exc, OSError) and self._path is not None:
                     raise self._write_error(exc) from exc
                 raise
+
+    if TYPE_CHECKING:  # AudioFile(...)'s call forms reach this __init__ in a type checker's reading
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...  # noqa: F811
 
     def close(self) -> None:
         """Finish the file; for a path, move it into place atomically (synced to the disk, as the streaming

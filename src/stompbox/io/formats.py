@@ -6,7 +6,6 @@ turned into the settings of the encoder behind the format.
 
 from __future__ import annotations
 
-import enum
 import math
 import numbers
 import os
@@ -15,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .._base import limits
+from .._base.enums import PedalboardEnum
 from .errors import UnsupportedFormatError
 
 # extension -> format key
@@ -102,7 +102,7 @@ def format_from_name(format: str) -> str:
     return format_for_extension(text if text.startswith(".") else "." + text)
 
 
-class WriteableAudioFileFlag(enum.IntEnum):
+class WriteableAudioFileFlag(PedalboardEnum):
     """Codec options of :class:`~stompbox.io.WriteableAudioFile` (``codec_options={flag: value}``), as pedalboard's.
 
     ``Mp3EnableBitReservoir`` (bool, default True): LAME's bit reservoir, which lends bits between MP3 frames.

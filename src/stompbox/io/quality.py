@@ -6,12 +6,12 @@ a soxr recipe (see :data:`SOXR_RECIPE`); the names are kept for compatibility, t
 
 from __future__ import annotations
 
-import enum
+from .._base.enums import PedalboardEnum
 
 __all__ = ["Quality", "SOXR_RECIPE", "coerce_quality"]
 
 
-class Quality(enum.IntEnum):
+class Quality(PedalboardEnum):
     """Resampling quality, from the cheapest (``ZeroOrderHold``) to the most precise (``WindowedSinc256``).
 
     The integer values are pedalboard's. How each maps to the resampling engine (soxr):

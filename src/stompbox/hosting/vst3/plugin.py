@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import ctypes
 import os
+import struct
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -157,8 +158,12 @@ class VST3Plugin(ExternalPlugin, chunks_itself=True):
 
     @property
     def identifier(self) -> str:
-        """A stable id: ``VST3-<name>-<class id hex>``."""
-        return f"VST3-{self.name}-{self._class_info.cid.hex()}"
+        """A stable id, pedalboard's for the same plugin: ``VST3-<name>-<path hash>-<class id hash>`` (hex of the
+        31-multiplier string hash of the absolute path, and of the same hash over the class id read as four
+        big-endian 32-bit words)."""
+        path_hash = _hash31(ord(c) for c in os.path.abspath(self._path))
+        cid_hash = _hash31(struct.unpack(">4I", self._class_info.cid))
+        return f"VST3-{self.name}-{path_hash:x}-{cid_hash:x}"
 
     @property
     def has_shared_container(self) -> bool:
@@ -188,13 +193,15 @@ class VST3Plugin(ExternalPlugin, chunks_itself=True):
     def _pid(self, index: int) -> int:
         return self._instance.params[index].id
 
+    # normalised values cross the host boundary as float32, as in pedalboard's host (JUCE), so the values read
+    # back and the plugin's texts for them are pedalboard's
     def _param_raw(self, index: int) -> float:
         with self._lock:
-            return self._instance.get_normalized(self._pid(index))
+            return float(np.float32(self._instance.get_normalized(self._pid(index))))
 
     def _param_set_raw(self, index: int, value: float) -> None:
         with self._lock:
-            self._instance.set_normalized(self._pid(index), value)
+            self._instance.set_normalized(self._pid(index), float(np.float32(value)))
 
     def _param_text(self, index: int, raw: float) -> str | None:
         with self._lock:
@@ -561,3 +568,11 @@ def add_midi_event(events: Any, offset: int, data: bytes) -> None:
         ev.data.type = 0
         ev.data.bytes = ctypes.addressof(payload)
         events.add(ev, payload)
+
+
+def _hash31(values: Iterable[int]) -> int:
+    """``h = 31 * h + v`` over ``values``, modulo 2**32 (the string hash plugin hosts build identifiers from)."""
+    h = 0
+    for v in values:
+        h = (h * 31 + v) & 0xFFFFFFFF
+    return h
