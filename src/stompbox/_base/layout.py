@@ -49,7 +49,7 @@ def detect_layout(shape: tuple[int, ...], hint: str | tuple[str, int] | None = N
     if rows > cols:
         return "channels-last"
     if hint in LAYOUTS:
-        return hint  # type: ignore[return-value]
+        return hint
     if rows == 1:  # (1, 1): one channel of one sample either way
         return "channels-first"
     raise LayoutError(SQUARE_ERROR.format(shape=tuple(shape)))
@@ -97,7 +97,7 @@ def as_float32_channels_first(
 def restore_layout(channels_first: np.ndarray, layout: str | None) -> np.ndarray:
     """Undo :func:`as_float32_channels_first`: back to 1-D or ``(samples, channels)`` as the input was."""
     if layout is None:
-        return channels_first[0]
+        return np.asarray(channels_first[0])
     if layout == "channels-last":
         return np.ascontiguousarray(channels_first.T)
     return channels_first

@@ -345,7 +345,7 @@ class SoundfileDecoder(Decoder):
             "the damage (stompbox does not skip it without a word)."
         )
 
-    def _read_to_junk(self, n: int, dtype: str, failure: type[Exception] = _TrailingJunk) -> np.ndarray:
+    def _read_to_junk(self, n: int, dtype: str) -> np.ndarray:
         """Up to ``n`` frames from ``position`` up to where mpg123 gave up on junk after an MP3's last frame (a
         Lyrics3 tag, appended bytes): the audio ends there, as in pedalboard. libsndfile drops what a failing
         read had decoded, so the frames before the junk are decoded again from a seek, 16 at a time, and the
@@ -360,7 +360,7 @@ class SoundfileDecoder(Decoder):
             while done < n:
                 try:
                     block = self._read_frames(min(step, n - done), dtype)
-                except failure:
+                except _TrailingJunk:
                     junk = True
                     break
                 if block.shape[0] == 0:
