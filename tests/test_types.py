@@ -25,6 +25,7 @@ STRICT = [
     "stompbox/_base/channels.py",
     "stompbox/_base/errors.py",
     "stompbox/_base/layout.py",
+    "stompbox/_base/limits.py",
     "stompbox/_base/version.py",
     "stompbox/chains.py",
     "stompbox/core/registry.py",
@@ -32,6 +33,7 @@ STRICT = [
     "stompbox/hosting/loading.py",
     "stompbox/io/errors.py",
     "stompbox/io/reader.py",
+    "stompbox/limits.py",
     "stompbox/live/__init__.py",
 ]
 
