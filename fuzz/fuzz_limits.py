@@ -171,11 +171,11 @@ def _write(fdp: atheris.FuzzedDataProvider) -> None:
         if extension in ("wav", "aiff", "flac"):  # (an empty FLAC holds one frame of silence, as pedalboard's)
             expected = written or (1 if extension == "flac" else 0)
             frame_bytes = count * {"float32": 4, "float64": 8}.get(out.file_dtype, 0)
-            if extension == "aiff" and 0 < frame_bytes and written * frame_bytes < 24:
-                # KNOWN ISSUE (found by this harness, not fixed yet): a float AIFF of fewer than 24 bytes of
-                # audio reads back padded to 24 bytes (libsndfile reserves a PEAK chunk at open; stompbox turns
-                # it off after, and the header rewrite counts the reserved bytes as audio)
-                expected = -(-24 // frame_bytes)
+            if extension == "aiff" and frame_bytes:
+                # KNOWN ISSUE (found by this harness, not fixed yet): a short float AIFF reads back padded to
+                # the size of a PEAK chunk (16 + 8 x channels bytes): libsndfile reserves that chunk at open,
+                # stompbox turns it off after, and the header rewrite counts the reserved bytes as audio
+                expected = max(written, (16 + 8 * count) // frame_bytes)
             assert decoded.shape[1] == expected and back.frames == expected, (decoded.shape, written)
 
 
