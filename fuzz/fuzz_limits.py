@@ -118,8 +118,12 @@ def _stream(fdp: atheris.FuzzedDataProvider) -> None:
     quality = list(Quality)[fdp.ConsumeIntInRange(0, len(Quality) - 1)]
     resampler = StreamResampler(source, target, channels, quality)  # type: ignore[arg-type]
     total_in = total_out = 0
+    # the output is the input times the ratio, whatever the library does: ask for at most ~4 M samples per call
+    # (2048 frames of 255 channels from 7 Hz to 12345 Hz are 920 M samples, 3.7 GB, and that is the answer)
+    ratio = resampler.target_sample_rate / resampler.source_sample_rate
+    most = max(0, min(2048, int((1 << 22) / (ratio * int(channels)))))  # type: ignore[call-overload]
     for _ in range(fdp.ConsumeIntInRange(0, 4)):
-        n = fdp.ConsumeIntInRange(0, 2048)
+        n = fdp.ConsumeIntInRange(0, most)
         x = _samples(fdp, int(channels), n)  # type: ignore[call-overload]
         out = resampler.process(x if int(channels) > 1 or fdp.ConsumeBool() else x[0])  # type: ignore[call-overload]
         total_in += n

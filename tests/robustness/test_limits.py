@@ -268,3 +268,19 @@ def test_resample_plugin_targets_follow_the_rate_rule_when_used():
     with pytest.raises(LimitError, match="target_sample_rate must be from 1 Hz"):
         plugin(np.zeros(100, np.float32), 1000)
     assert stompbox.Resample(target_sample_rate=1)(np.zeros(100, np.float32), 1000).shape == (100,)
+
+
+def test_interpolating_qualities_bound_upsampling_ratio_times_channels():
+    """soxr's quick recipe (ZeroOrderHold, Linear, CatmullRom, Lagrange) holds ~32 kB per channel per unit of
+    upsampling ratio: 255 channels from 7 Hz to 12,345.678 Hz took 14 GB and 97 s to flush (found by
+    fuzz/fuzz_limits.py). The windowed-sinc qualities take the same request in a few MB."""
+    from stompbox.io import StreamResampler
+    from stompbox.io.quality import Quality
+
+    with pytest.raises(LimitError, match="ratio x channels = 449,735; at most 16,384"):
+        StreamResampler(7, 12345.678, 255, Quality.ZeroOrderHold)
+    assert StreamResampler(1, 4096, 4, Quality.Linear).num_channels == 4  # 16,384: the most allowed
+    assert StreamResampler(4096, 1, 255, Quality.Linear).num_channels == 255  # downsampling is not bounded
+    sinc = StreamResampler(7, 12345.678, 255, Quality.WindowedSinc32)
+    out = np.concatenate([sinc.process(np.zeros((255, 9), np.float32)), sinc.process()], axis=1)
+    assert out.shape == (255, round(9 * 12345.678 / 7))

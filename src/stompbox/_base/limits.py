@@ -13,7 +13,9 @@ or written                        effects, ``process()``, ``render()``, ``resamp
                                   ``StreamResampler``, ``Resample``, ``Convolution``'s impulse response,
                                   writers, streams. A file whose header states any other positive rate is
                                   still read, and reports that rate.
-resampling ratio                  at most :data:`MAX_RESAMPLING_RATIO` (4096:1) either way
+resampling ratio                  at most :data:`MAX_RESAMPLING_RATIO` (4096:1) either way; upsampling with
+                                  an interpolating quality: ratio x channels at most
+                                  :data:`MAX_QUICK_UPSAMPLING` (16384)
 channels written                  per format: :data:`MAX_CHANNELS_OF_FORMAT`
 tail                              at most ``max_tail_seconds``, explicit or ``"auto"``: by default
                                   :data:`DEFAULT_MAX_TAIL_SECONDS` (30 s) in ``render()``, and
@@ -40,6 +42,7 @@ __all__ = [
     "MAX_CHAIN_NODES",
     "MAX_CHANNELS_OF_FORMAT",
     "MAX_NESTING",
+    "MAX_QUICK_UPSAMPLING",
     "MAX_RESAMPLING_RATIO",
     "MAX_SAMPLE_RATE",
     "MIN_SAMPLE_RATE",
@@ -61,6 +64,9 @@ MAX_SAMPLE_RATE = 10_000_000.0
 #: The largest ratio between two sample rates a resampler accepts, either way (soxr's memory and work grow
 #: with the ratio; past a few thousand it crashes instead of failing).
 MAX_RESAMPLING_RATIO = 4096.0
+#: The most upsampling ratio x channels the quick (interpolating) qualities take: soxr's "QQ" recipe holds
+#: about 32 kB per channel per unit of ratio (255 channels from 7 Hz to 12.3 kHz: 14 GB and 97 s to flush).
+MAX_QUICK_UPSAMPLING = 16384.0
 #: The most channels each written format takes: what its encoder and libsndfile's reader handle (libsndfile
 #: neither writes nor reads WAV or AIFF beyond 1024; Vorbis and Opus store a channel count in one byte, and
 #: libsndfile's Vorbis encoder crashes at 256).
@@ -122,15 +128,22 @@ def check_sample_rate(value: Any, what: str = "sample_rate") -> float:
     return rate
 
 
-def check_resampling_ratio(source: float, target: float) -> None:
+def check_resampling_ratio(source: float, target: float, channels: int = 1, quick: bool = False) -> None:
     """Raise :class:`LimitError` if resampling from ``source`` to ``target`` Hz (both already checked by
-    :func:`check_sample_rate`) is a ratio beyond :data:`MAX_RESAMPLING_RATIO` either way."""
+    :func:`check_sample_rate`) is a ratio beyond :data:`MAX_RESAMPLING_RATIO` either way, or, for the ``quick``
+    (interpolating) qualities, an upsampling ratio x ``channels`` beyond :data:`MAX_QUICK_UPSAMPLING`."""
     ratio = max(target / source, source / target)
     if ratio > MAX_RESAMPLING_RATIO:
         raise LimitError(
             f"Resampling from {_hz(source)} to {_hz(target)} is a ratio of {ratio:,.6g}:1; at most "
             f"{MAX_RESAMPLING_RATIO:g}:1 (either way) is supported. Resample in steps of at most "
             f"{MAX_RESAMPLING_RATIO:g}:1 if you need more."
+        )
+    if quick and target > source and target / source * channels > MAX_QUICK_UPSAMPLING:
+        raise LimitError(
+            f"Upsampling {channels} channels from {_hz(source)} to {_hz(target)} with an interpolating quality "
+            f"takes ratio x channels = {target / source * channels:,.6g}; at most {MAX_QUICK_UPSAMPLING:,g} is "
+            "supported (a windowed-sinc quality takes any count)."
         )
 
 

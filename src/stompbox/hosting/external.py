@@ -25,7 +25,7 @@ import numpy as np
 from .._base.enums import PedalboardEnum
 from ..core import Plugin
 from ..core.layout import check_buffer_size, check_sample_rate
-from .midi import read_midi_messages, sample_index
+from .midi import check_not_swapped, read_midi_messages, sample_index
 
 FLOAT_SUFFIXES = ("x", "%", "*", ",", ".", "hz", "ms", "db", "sec", "dbtp", "seconds")
 TRUE_STRINGS = frozenset({"on", "yes", "true", "enabled"})
@@ -670,6 +670,7 @@ class ExternalPlugin(Plugin, ParameterAccess):
         buffer_size: int = 8192,
         reset: bool = True,
     ) -> np.ndarray:
+        check_not_swapped(duration, sample_rate)
         rate = check_sample_rate(sample_rate)
         block = min(check_buffer_size(buffer_size), self._max_block)
         events = read_midi_messages(midi_messages, float(duration), rate)

@@ -16,6 +16,17 @@ def sample_index(seconds: float, sample_rate: float) -> int:
     return int(np.float32(seconds) * np.float32(sample_rate))
 
 
+def check_not_swapped(duration: Any, sample_rate: Any) -> None:
+    """``ValueError`` naming the likely mistake when ``duration`` and ``sample_rate`` look swapped (checked before
+    the sample rate's own range, whose error would not say why)."""
+    if isinstance(duration, int | float) and isinstance(sample_rate, int | float) and duration > sample_rate > 0:
+        raise ValueError(
+            f"The duration ({duration}) is longer than the sample rate ({sample_rate}): are you "
+            "reversing the order of the duration and sample_rate arguments? (Expected: midi_messages, "
+            "duration, sample_rate.)"
+        )
+
+
 def read_midi_messages(messages: Iterable[Any], duration: float, sample_rate: float) -> list[tuple[int, bytes]]:
     """``(sample_index, midi_bytes)`` for each message, sorted by time (stable), dropping those after
     ``duration``.
@@ -26,12 +37,7 @@ def read_midi_messages(messages: Iterable[Any], duration: float, sample_rate: fl
     More than 100 messages of which more than 100 share one timestamp raises ``ValueError`` (the times look
     like deltas rather than absolute seconds).
     """
-    if duration > sample_rate > 0:
-        raise ValueError(
-            f"The duration ({duration}) is longer than the sample rate ({sample_rate}): are you "
-            "reversing the order of the duration and sample_rate arguments? (Expected: midi_messages, "
-            "duration, sample_rate.)"
-        )
+    check_not_swapped(duration, sample_rate)
     timed: list[tuple[float, bytes]] = []
     for item in messages:
         if hasattr(item, "bytes") and hasattr(item, "time"):

@@ -84,8 +84,8 @@ class ResampledReadableAudioFile(WrappedReader):
         self._quality = coerce_quality(resampling_quality)
         self._recipe = SOXR_RECIPE[self._quality]
         self._source_rate = check_sample_rate(audio_file.samplerate, "source sample rate")
-        limits.check_resampling_ratio(self._source_rate, self._target)
         self._channels = int(audio_file.num_channels)
+        limits.check_resampling_ratio(self._source_rate, self._target, self._channels, self._recipe == "QQ")
         ratio = _exact(self._target) / _exact(self._source_rate)  # output frames per input frame
         self._num, self._den = ratio.numerator, ratio.denominator  # den input frames -> num output frames
         reach = 2.0 * _filter_delay(self._source_rate, self._target, self._recipe) + 64.0

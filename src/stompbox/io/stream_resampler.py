@@ -97,7 +97,6 @@ class StreamResampler:
     ) -> None:
         self._source = check_sample_rate(source_sample_rate, "source sample rate")
         self._target = check_sample_rate(target_sample_rate, "target sample rate")
-        limits.check_resampling_ratio(self._source, self._target)
         if isinstance(num_channels, bool) or not isinstance(num_channels, int | np.integer):
             raise TypeError(f"num_channels must be an int, not {type(num_channels).__name__}.")
         if num_channels < 1:
@@ -107,6 +106,7 @@ class StreamResampler:
         self._channels = int(num_channels)
         self._quality = coerce_quality(quality)
         self._recipe = SOXR_RECIPE[self._quality]
+        limits.check_resampling_ratio(self._source, self._target, self._channels, self._recipe == "QQ")
         self._stream = soxr.ResampleStream(self._source, self._target, self._channels, "float32", self._recipe)
         self._fed = False  # anything fed since the last reset/flush?
         self._channels_last = False  # layout of the most recent input, used for the flush

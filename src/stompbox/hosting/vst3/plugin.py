@@ -14,7 +14,7 @@ import numpy as np
 
 from ...core.layout import check_buffer_size, check_sample_rate
 from ..external import ExternalPlugin, ExternalPluginReloadType
-from ..midi import read_midi_messages, sample_index
+from ..midi import check_not_swapped, read_midi_messages, sample_index
 from . import abi, state
 from .instance import Vst3Instance
 from .module import PluginLoadError, load_module
@@ -382,6 +382,7 @@ class VST3Plugin(ExternalPlugin, chunks_itself=True):
         buffer_size: int = 8192,
         reset: bool = True,
     ) -> np.ndarray:
+        check_not_swapped(duration, sample_rate)
         rate = check_sample_rate(sample_rate)
         block = min(check_buffer_size(buffer_size), MAX_BLOCK)
         events = read_midi_messages(midi_messages, float(duration), rate)
