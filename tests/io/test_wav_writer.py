@@ -118,9 +118,10 @@ def test_sizes_beyond_4_gib_are_written_as_0xffffffff():
 
 
 def test_limits_of_the_header(monkeypatch):
-    """More than 1024 channels (libsndfile's limit, for writing and reading) and rates beyond 32 bits are
-    ValueErrors that say so; a byte rate beyond 32 bits wraps, as in libsndfile's header (same bytes)."""
-    for channels, rate, message in ((1025, 44100, "1024 channels"), (2, 10**10, "sample rates up to")):
+    """More than 1024 channels (libsndfile's limit, for writing and reading) and rates beyond the sample-rate rule
+    of stompbox.limits are ValueErrors that say so; a byte rate beyond 32 bits wraps, as in libsndfile's header
+    (same bytes)."""
+    for channels, rate, message in ((1025, 44100, "at most 1,024 channels"), (2, 10**10, "to 10,000,000 Hz")):
         with pytest.raises(ValueError, match=message):
             AudioFile(io.BytesIO(), "w", rate, channels, format="wav")
     x = np.zeros((1024, 3), np.float32)
