@@ -7,12 +7,12 @@ array is ambiguous unless a layout was seen before or is given explicitly.
 
 from __future__ import annotations
 
-import math
 import numbers
 from typing import Any, Literal
 
 import numpy as np
 
+from . import limits
 from .errors import LayoutError
 
 Layout = Literal["channels-first", "channels-last"]
@@ -104,15 +104,8 @@ def restore_layout(channels_first: np.ndarray, layout: str | None) -> np.ndarray
 
 
 def check_sample_rate(sample_rate: Any) -> float:
-    """A positive, finite sample rate in Hz, as a float."""
-    if type(sample_rate) in (int, float) and 0 < sample_rate < math.inf:  # the common case, fast
-        return float(sample_rate)
-    if isinstance(sample_rate, bool) or not isinstance(sample_rate, numbers.Real):
-        raise TypeError(f"sample_rate must be a number in Hz (got {type(sample_rate).__name__})")
-    rate = float(sample_rate)
-    if not math.isfinite(rate) or rate <= 0:
-        raise ValueError(f"sample_rate must be a positive, finite number of Hz (got {sample_rate!r})")
-    return rate
+    """A sample rate in Hz within :mod:`stompbox.limits`' range, as a float."""
+    return limits.check_sample_rate(sample_rate, "sample_rate")
 
 
 def check_buffer_size(buffer_size: Any) -> int:
