@@ -1037,8 +1037,20 @@ def warn_truncated(decoder: Any, end: int, detail: str = "") -> None:
         f"{decoder._name}: the audio data ends at frame {end}, {declared}: the file is truncated. Reading the "
         "audio that is present.",
         TruncatedAudioWarning,
-        stacklevel=5,
+        stacklevel=_caller_level(),
     )
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first caller outside stompbox (the user's line that opened or read the file)."""
+    import sys
+
+    frame = sys._getframe(2)  # warn_truncated's caller
+    level = 2
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("stompbox"):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 class _FinalError(UnsupportedFormatError):
