@@ -153,7 +153,7 @@ def test_the_next_write_cleans_temporaries_of_dead_processes_only(tmp_path: Path
     dead = _temporary(tmp_path, "a.wav", _dead_pid())
     other_song = _temporary(tmp_path, "b.flac", _dead_pid())
     mine = _temporary(tmp_path, "c.wav", os.getpid())  # this process is alive: maybe another thread's write
-    other_host = _temporary(tmp_path, "d.wav", _dead_pid(), host="zzzz" if atomic._HOST != "zzzz" else "yyyy")
+    other_host = _temporary(tmp_path, "d.wav", _dead_pid(), host="0000" if atomic._HOST != "0000" else "0001")
     user_file = tmp_path / ".notes.txt.partial"  # not one of ours
     user_file.write_bytes(b"keep")
     with AudioFile(str(tmp_path / "new.wav"), "w", SR, 1) as out:

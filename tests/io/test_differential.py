@@ -29,7 +29,7 @@ IDS = [spec.id for spec in SPECS]
 SEEKS = 50
 SEEK_READ = 64  # frames compared after each seek
 #: known failures still to fix: "id" or "id:test" -> reason
-PENDING: dict[str, str] = {}
+PENDING = _foreign.PENDING
 
 
 @pytest.fixture(scope="session")

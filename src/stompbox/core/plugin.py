@@ -150,12 +150,18 @@ class Plugin:
                 )
         registry.record(cls)
 
-    def __init__(self, **params: Any) -> None:
+    def __init__(self, *args: Any, **params: Any) -> None:
+        # A concrete class gets a constructor generated from its declared parameters (see core/params.make_init:
+        # inspect.signature shows them, positional order included), which hands every value over by keyword;
+        # ``*args`` is here so that type checkers, which cannot see generated constructors, accept positional
+        # arguments too.
         if type(self)._abstract:
             raise AbstractPluginError(
                 f"{type(self).__name__} is an abstract base class - don't instantiate this directly, use its "
                 "subclasses instead."
             )
+        if args:
+            raise TypeError(f"{type(self).__name__}() takes its parameters by keyword (got {len(args)} positional)")
         self._automation: dict[str, Automation] = {}
         self._curves: dict[str, np.ndarray] | None = None
         self._clock = 0
@@ -606,7 +612,7 @@ class PairedChannels(Plugin):
         if self._format == (sample_rate, num_channels) and self._pairs is not None:
             return False
         self._forget_format()
-        pairs = []
+        pairs: list[Plugin] = []
         for first in range(0, num_channels, 2):
             clone = type(self)()
             self._sync(clone)

@@ -234,7 +234,7 @@ class Chorus(_Modulation):
         maximum=100.0,
         unit="Hz",
         doc="LFO rate",
-        error="Rate must be between 0 Hz and 100 Hz.",
+        error="Rate must be between {minimum:g} Hz and {maximum:g} Hz.",
         automatable=True,
     )
     depth = Param(0.25, minimum=0.0, maximum=1.0, doc="LFO depth (1 sweeps the delay by +-10 ms)", automatable=True)
@@ -254,7 +254,7 @@ class Chorus(_Modulation):
         minimum=0.0,
         maximum=1.0,
         doc="wet fraction of the output",
-        error="Mix must be between 0.0 and 1.0.",
+        error="Mix must be between {minimum:.1f} and {maximum:.1f}.",
         automatable=True,
     )
 

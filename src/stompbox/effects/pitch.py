@@ -308,7 +308,7 @@ class PitchShift(Plugin, block_invariant=True):
         maximum=MAX_SEMITONES,
         unit="st",
         doc="pitch shift (frequency ratio 2 ** (semitones / 12); content above Nyquist is dropped)",
-        error="Semitones of pitch must be a value between -72st and 72st.",
+        error="Semitones of pitch must be a value between {minimum:g}st and {maximum:g}st.",
     )
 
     #: analysis frames per synthesis hop

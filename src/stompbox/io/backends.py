@@ -845,7 +845,7 @@ class AvDecoder(Decoder):
                 return int(2 * self._container.size / self.num_channels), False
             return frames, exact
         if self._container.duration is not None and self._container.duration > 0:  # microseconds, an estimate
-            frames = int(self._container.duration * self.samplerate / 1_000_000)
+            frames = int(min(self._container.duration * self.samplerate / 1_000_000, self._frames_possible()))
             if self.format_name not in UNTIMED_FORMATS:  # a container's header (Matroska's Duration), not a guess
                 self._declared = frames
             return frames, False

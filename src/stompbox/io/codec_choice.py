@@ -59,11 +59,12 @@ def _mp3_of_unknown_length(decoder: SoundfileDecoder, source: Any, name: str) ->
 
     libsndfile ends every read at the length it declared at open, which for an MP3 without a LAME tag (FFmpeg's
     to a pipe or with ``-write_xing 0``, ``lame -t``) is mpg123's estimate from the first frames' bitrate: a VBR
-    file was cut at 70% of its audio without a word. Such a file's frames are walked (bounded memory, about a
-    microsecond a frame): its length is then exact, the samples of all its whole frames, which is what FFmpeg
-    decodes of it. A LAME tag whose delay and padding exceed its frames (a negative length) is a tag that lies:
-    FFmpeg decodes the file, its length an estimate until the end. A file damaged in the middle stays with
-    libsndfile's reader, which raises CorruptAudioError at the damage."""
+    file was cut at 70% of its audio without a word. Such a file's frames are walked (bounded memory, a few
+    microseconds a frame: 0.8 s for an hour of VBR audio on a loaded machine): its length is then exact, the
+    samples of all its whole frames, which is what FFmpeg decodes of it. A LAME tag whose delay and padding
+    exceed its frames (a negative length) is a tag that lies: FFmpeg decodes the file, its length an estimate
+    until the end. A file damaged in the middle stays with libsndfile's reader, which raises CorruptAudioError at
+    the damage."""
     try:
         tagged = _has_lame_tag(_peek(source, 1 << 16))
     except (OSError, AttributeError, ValueError):
