@@ -18,7 +18,7 @@ Layers, top to bottom (a module may import its own layer and the ones below)::
     effects    stompbox.effects, stompbox.routing, stompbox._internal, stompbox.utils, stompbox.examples
     board      stompbox.board, stompbox.chains
     core | io  stompbox.core and stompbox.io: side by side, neither imports the other
-    _base      stompbox._base: the standard library and NumPy only
+    _base      stompbox._base (and stompbox.limits, its public face): the standard library and NumPy only
 
 A package's ``__init__`` is its public face: the names it loads on first use (its ``__getattr__`` table) give
 the public import path (``stompbox.io.AudioStream`` is defined in ``stompbox.live``) and are not arrows of the
@@ -38,7 +38,7 @@ ROOT = "stompbox"
 
 # bottom to top; a layer may import itself and any layer of lower rank, except the pairs in SIBLINGS
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("_base", ("stompbox._base",)),
+    ("_base", ("stompbox._base", "stompbox.limits")),  # stompbox.limits: the public face of _base.limits
     ("io", ("stompbox.io",)),
     ("core", ("stompbox.core",)),
     ("board", ("stompbox.board", "stompbox.chains")),

@@ -42,6 +42,7 @@ _LAZY_MODULES = {
     "live",
     "compat",
     "midi_utils",
+    "limits",
 }
 _LAZY_NAMES: dict[str, str] = {
     "load_chain": ".chains",

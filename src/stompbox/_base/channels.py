@@ -196,7 +196,9 @@ def _downmix(source: int, target: int) -> dict[tuple[int, int], float]:
 
 
 @lru_cache(maxsize=256)
-def _matrix(source_layout: str | None, source_channels: int, target_layout: str | None, target_channels: int):
+def _matrix(
+    source_layout: str | None, source_channels: int, target_layout: str | None, target_channels: int
+) -> np.ndarray | None:
     if source_channels == target_channels:
         return None  # unchanged
     if source_channels == 1:
@@ -253,7 +255,8 @@ def convert_channels(
     if source == 1:
         return np.ascontiguousarray(np.broadcast_to(block, (num_channels, block.shape[1])), dtype=np.float32)
     if num_channels == 1 and source == 2 and matrix[0, 0] == matrix[0, 1] == 0.5:
-        out = np.add(block[0], block[1], dtype=np.float32)  # the mean, as pedalboard computes it
+        out: np.ndarray = np.add(block[0], block[1], dtype=np.float32)  # the mean, as pedalboard computes it
         out *= np.float32(0.5)
         return out[None, :]
-    return np.ascontiguousarray(matrix @ np.asarray(block, dtype=np.float32))
+    mixed: np.ndarray = np.ascontiguousarray(matrix @ np.asarray(block, dtype=np.float32))
+    return mixed

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base import limits
 from .._base.layout import detect_layout
 from ..core.jit import kernel
 
@@ -352,9 +353,11 @@ class LoudnessMeter:
         num_channels: int | None = None,
         channel_weights: Sequence[float] | None = None,
     ) -> None:
-        rate = float(sample_rate)
-        if not math.isfinite(rate) or rate < MIN_SAMPLE_RATE:
-            raise ValueError(f"sample_rate must be a finite number of Hz >= {MIN_SAMPLE_RATE:g} (got {sample_rate!r})")
+        rate = limits.check_sample_rate(sample_rate, "sample_rate")
+        if rate < MIN_SAMPLE_RATE:
+            raise limits.LimitError(
+                f"sample_rate must be at least {MIN_SAMPLE_RATE:g} Hz for loudness (got {sample_rate!r})"
+            )
         self.sample_rate = rate
         self._weights_arg = None if channel_weights is None else tuple(float(w) for w in channel_weights)
         self._coeffs = k_weighting_coefficients(rate)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal, overload
 
 import numpy as np
 
-from .._base import atomic, jit
+from .._base import atomic, jit, limits
 from .._base.atomic import AtomicWrite
 from .._base.channels import layout_name
 from .._base.errors import LayoutError
@@ -583,15 +583,14 @@ class WriteableAudioFile(AudioFile):
         if isinstance(num_channels, bool) or not isinstance(num_channels, numbers.Integral):
             raise TypeError(f"num_channels must be an integer (got {num_channels!r}).")
         channels = int(num_channels)
-        if rate <= 0:
-            raise ValueError(f"samplerate must be positive (got {rate}).")
-        if channels < 1:
-            raise ValueError(f"num_channels must be at least 1 (got {channels}).")
-        if rate < 1000 and channels > 1000:
+        if 0 < rate < 1000 and channels > 1000:
             raise ValueError(
                 f"samplerate={rate} and num_channels={channels} look swapped: try reversing the order of these "
                 "arguments."
             )
+        limits.check_sample_rate(rate, "samplerate")  # (AIFF misread 2**31 - 1 Hz; WAV past 2**31 was unreadable)
+        if channels < 1:
+            raise ValueError(f"num_channels must be at least 1 (got {channels}).")
         path, file = _path_or_file(path_or_file)
         if format is not None:
             key = formats.format_from_name(format)

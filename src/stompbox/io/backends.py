@@ -347,7 +347,7 @@ class SoundfileDecoder(Decoder):
             "the damage (stompbox does not skip it without a word)."
         )
 
-    def _read_to_junk(self, n: int, dtype: str, failure: type[Exception] = _TrailingJunk) -> np.ndarray:
+    def _read_to_junk(self, n: int, dtype: str) -> np.ndarray:
         """Up to ``n`` frames from ``position`` up to where mpg123 gave up on junk after an MP3's last frame (a
         Lyrics3 tag, appended bytes): the audio ends there, as in pedalboard. libsndfile drops what a failing
         read had decoded, so the frames before the junk are decoded again from a seek, 16 at a time, and the
@@ -362,7 +362,7 @@ class SoundfileDecoder(Decoder):
             while done < n:
                 try:
                     block = self._read_frames(min(step, n - done), dtype)
-                except failure:
+                except _TrailingJunk:
                     junk = True
                     break
                 if block.shape[0] == 0:
@@ -1039,8 +1039,20 @@ def warn_truncated(decoder: Any, end: int, detail: str = "") -> None:
         f"{decoder._name}: the audio data ends at frame {end}, {declared}: the file is truncated. Reading the "
         "audio that is present.",
         TruncatedAudioWarning,
-        stacklevel=5,
+        stacklevel=_caller_level(),
     )
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first caller outside stompbox (the user's line that opened or read the file)."""
+    import sys
+
+    frame = sys._getframe(2)  # warn_truncated's caller
+    level = 2
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("stompbox"):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 class _FinalError(UnsupportedFormatError):
@@ -1580,12 +1592,17 @@ class AvEncoder(Encoder):
         # interleaved (PyAV converts to the encoder's planar format): PyAV's planar frames of 8 channels have a
         # ninth plane, and from_ndarray failed on it
         data = np.ascontiguousarray(block, dtype=np.float32).reshape(1, -1)
+        if not np.isfinite(data).all():  # FFmpeg's AAC encoder refuses NaN (av.error.ArgumentError): as MP3
+            data = np.nan_to_num(data, nan=0.0, posinf=1.0, neginf=-1.0)  # does, silence and full scale
         frame = self._av.AudioFrame.from_ndarray(data, format="flt", layout=self._layout)
         frame.sample_rate = self._rate
         frame.pts = self._pts
         self._pts += block.shape[0]
-        for packet in self._stream.encode(frame):
-            self._container.mux(packet)
+        try:
+            for packet in self._stream.encode(frame):
+                self._container.mux(packet)
+        except self._av.error.FFmpegError as exc:  # never PyAV's own exception type
+            raise AudioWriteError(f"Unable to write data to audio file: {exc}") from exc
 
     def close(self) -> None:
         try:
@@ -1596,6 +1613,8 @@ class AvEncoder(Encoder):
             self._container.close()
             if self._owned is not None:
                 self._owned.flush()
+        except self._av.error.FFmpegError as exc:  # never PyAV's own exception type
+            raise AudioWriteError(f"Unable to write data to audio file: {exc}") from exc
         finally:
             if self._owned is not None:
                 self._owned.close()

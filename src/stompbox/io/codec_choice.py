@@ -156,6 +156,30 @@ def _open_cut_ogg(source: Any, name: str, end: int, offset: int, header: bytes) 
     return decoder
 
 
+def _warn_if_caf_cut(decoder: Decoder, source: Any) -> None:
+    """Warn when a CAF's ``data`` chunk declares more bytes than the file holds (libsndfile refuses such a file;
+    FFmpeg reads what is present without a word)."""
+    import struct
+
+    try:
+        head = _peek(source, 1 << 16)
+        size = os.path.getsize(source) if isinstance(source, str) else _size(source)
+    except (OSError, AttributeError, ValueError):
+        return
+    at = 8
+    while head[:4] == b"caff" and at + 12 <= len(head):
+        kind, length = head[at : at + 4], struct.unpack(">q", head[at + 4 : at + 12])[0]
+        if kind == b"data":
+            if length > 0 and at + 12 + length > size:
+                warn_truncated(
+                    decoder, decoder.frames, f"where its data chunk declares {length} bytes and {size - at - 12} remain"
+                )
+            return
+        if length < 0:
+            return
+        at += 12 + length
+
+
 def open_decoder(source: Any, name: str, seekable: bool = True) -> Decoder:
     """The decoder for ``source``: content decides (libsndfile first, FFmpeg for the rest)."""
     errors = []
@@ -170,7 +194,10 @@ def open_decoder(source: Any, name: str, seekable: bool = True) -> Decoder:
             if hasattr(source, "seek"):
                 source.seek(0)
     try:
-        return AvDecoder(source, name, seekable)
+        decoder = AvDecoder(source, name, seekable)
+        if seekable and decoder.format_name == "CAF":
+            _warn_if_caf_cut(decoder, source)
+        return decoder
     except _FinalError as exc:
         raise UnsupportedFormatError(str(exc)) from None
     except UnsupportedFormatError as exc:

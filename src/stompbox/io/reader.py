@@ -103,7 +103,7 @@ class AudioReader:
     @property
     def duration(self) -> float:
         """Length in seconds (``frames / samplerate``)."""
-        return self.frames / self.samplerate
+        return float(self.frames / self.samplerate)
 
     def seekable(self) -> bool:
         """Whether :meth:`seek` works."""
