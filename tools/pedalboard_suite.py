@@ -174,6 +174,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per test file")
     parser.add_argument("--memory", type=float, default=6.0, help="GiB a test file's processes may hold")
     parser.add_argument("--install", action="store_true", help="pip-install the modules pedalboard's tests use")
+    parser.add_argument("--verbose", action="store_true", help="list each file's failing tests as it ends")
     args = parser.parse_args(argv)
     tests = args.checkout / "tests"
     if not tests.is_dir():
@@ -226,6 +227,9 @@ def main() -> int:
                     failures[name][f"({outcome})"] += 1
                 print(f"{name:<32} passed {rows[-1][1]:>6}  failed {rows[-1][2]:>5}  errors {rows[-1][3]:>3}  "
                       f"{outcome}", flush=True)  # fmt: skip
+                if args.verbose:  # each file's failing tests as soon as it ends (a long run may be cut short)
+                    for test, count in failures[name].most_common():
+                        print(f"    {test}  x{count}", flush=True)
         finally:
             if pulse is not None:
                 pulse.stop()
