@@ -35,7 +35,7 @@ def echo_spacing(x: np.ndarray) -> float:
 
 
 def record(name: str, seconds: float, out: list) -> None:
-    from stompbox.io.stream import AudioStream
+    from stompbox.live.stream import AudioStream
 
     with AudioStream(input_device_name=name, sample_rate=RATE) as s:
         out.append(s.read(int(seconds * RATE))[0])
@@ -48,7 +48,7 @@ def click() -> np.ndarray:
 
 
 def measure_loop(make_stream) -> float:
-    from stompbox.io.stream import AudioStream
+    from stompbox.live.stream import AudioStream
 
     got: list = []
     with make_stream():
@@ -70,7 +70,7 @@ def main() -> None:
     os.environ["STOMPBOX_AUDIO_BACKEND"] = "pulseaudio"
     try:
         import stompbox
-        from stompbox.io.stream import AudioStream
+        from stompbox.live.stream import AudioStream
 
         # 1. callback cost
         for label, board in [

@@ -11,6 +11,12 @@ untimed run first). Phases, for stompbox and for pedalboard 0.9.26 side by side:
 - ``total``: all three, the time from nothing to the first processed block.
 
 Run: ``python bench/startup.py [EFFECT ...]`` (default: a few effects of each family; pedalboard optional).
+
+``python bench/startup.py cli`` times the command instead: each subcommand on a 2-s stereo WAV, as a fresh
+process (best of several), beside ``python -c pass``, ``python -c "import numpy"``, ``sox`` and ``ffmpeg`` doing
+the same job. It prints each time, its ratio to ``python -c pass`` and what it adds to Python's own start-up
+(the issue's bound: ``info``, ``convert`` and ``loudness`` within 0.15 s of it), and whether the process imported
+Numba, SciPy or PyAV.
 """
 
 from __future__ import annotations
@@ -78,5 +84,72 @@ def main(effects: list[str]) -> None:
         print(line)
 
 
+def _best(argv: list[str], runs: int = RUNS) -> float:
+    """Best wall time (s) of ``runs`` fresh processes of ``argv`` (one untimed run first)."""
+    import time
+
+    best = float("inf")
+    for run in range(runs + 1):
+        start = time.perf_counter()
+        subprocess.run(argv, capture_output=True, timeout=300, check=False)
+        if run:
+            best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _heavy_imports(args: list[str]) -> str:
+    """The heavy modules a subcommand's process imported (from ``-X importtime``)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "stompbox", *args], capture_output=True, text=True)
+    found = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    heavy = [name for name in ("numba", "scipy", "av", "matplotlib", "soxr") if name in found]
+    return ",".join(heavy) or "-"
+
+
+def cli() -> None:
+    import os
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="stompbox-startup-")
+    try:
+        wav = os.path.join(folder, "in.wav")
+        subprocess.run(
+            ["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "2", "sine", "440"], check=True
+        )
+        python = [sys.executable]
+        jobs = {
+            "info": (["info", wav], ["soxi", wav], ["ffprobe", "-v", "error", "-show_streams", wav]),
+            "convert": (["convert", wav, os.path.join(folder, "o.flac")], ["sox", wav, os.path.join(folder, "s.flac")],
+                        ["ffmpeg", "-v", "error", "-y", "-i", wav, os.path.join(folder, "f.flac")]),
+            "loudness": (["loudness", wav], ["sox", wav, "-n", "stats"],
+                         ["ffmpeg", "-v", "error", "-i", wav, "-af", "ebur128", "-f", "null", "-"]),
+            "render gain": (["render", wav, os.path.join(folder, "o.wav"), "gain", "gain_db=-3"],
+                            ["sox", wav, os.path.join(folder, "s.wav"), "gain", "-3"],
+                            ["ffmpeg", "-v", "error", "-y", "-i", wav, "-af", "volume=-3dB",
+                             os.path.join(folder, "f.wav")]),
+        }  # fmt: skip
+        base = _best([*python, "-c", "pass"])
+        numpy = _best([*python, "-c", "import numpy"])
+        print(
+            f"best of {RUNS} fresh processes; times in ms; python -c pass {base * 1e3:.0f}, import numpy "
+            f"{numpy * 1e3:.0f}"
+        )
+        print(
+            f"{'command':12s} {'stompbox':>9s} {'ratio':>6s} {'+python':>8s} {'sox':>7s} {'ffmpeg':>7s}  heavy imports"
+        )
+        for name, (args, sox, ffmpeg) in jobs.items():
+            ours = _best([*python, "-m", "stompbox", *args])
+            theirs = [_best(c) if shutil.which(c[0]) else float("nan") for c in (sox, ffmpeg)]
+            print(
+                f"{name:12s} {ours * 1e3:9.0f} {ours / base:6.1f} {(ours - base) * 1e3:8.0f} {theirs[0] * 1e3:7.0f} "
+                f"{theirs[1] * 1e3:7.0f}  {_heavy_imports(args)}"
+            )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:] or EFFECTS)
+    if sys.argv[1:] == ["cli"]:
+        cli()
+    else:
+        main(sys.argv[1:] or EFFECTS)

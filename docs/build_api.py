@@ -25,6 +25,7 @@ MODULES = [
     ("stompbox.batch", "many files through one chain"),
     ("stompbox.analysis", "loudness (ITU-R BS.1770-4 / EBU R128)"),
     ("stompbox.compat", "pedalboard's module names and version, for pedalboard code run unchanged"),
+    ("stompbox.limits", "the limits on sample rates, ratios, channels, tails, nesting and chain files"),
 ]
 
 OUTPUT = Path(__file__).resolve().parent / "api.md"

@@ -23,13 +23,15 @@ INSTRUMENTED = [
 ]
 
 
-def instrumented_stompbox() -> None:
+def instrumented_stompbox(extra: tuple[str, ...] = ()) -> None:
     """Import stompbox with coverage instrumentation of the code the harnesses reach: the I/O layer, chains,
     the CLI grammar, boards and the engine. numpy, soundfile and PyAV run at full speed, and so do the effects:
     atheris rewrites bytecode, which Numba's compiler cannot read, so modules with kernels stay uninstrumented
-    (their Python-level parameter handling is reached through the engine)."""
-    with atheris.instrument_imports(include=INSTRUMENTED):
-        for module in INSTRUMENTED:
+    (their Python-level parameter handling is reached through the engine). ``extra`` names more modules to
+    instrument for one harness."""
+    modules = [*INSTRUMENTED, *extra]
+    with atheris.instrument_imports(include=modules):
+        for module in modules:
             importlib.import_module(module)
     from stompbox import effects
 

@@ -33,6 +33,7 @@ TARGETS = {
     "audiofile": ("fuzz_audiofile.py", 65536),
     "chains": ("fuzz_chains.py", 1024),
     "grammar": ("fuzz_grammar.py", 256),
+    "limits": ("fuzz_limits.py", 4096),
 }
 
 

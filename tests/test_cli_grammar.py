@@ -14,7 +14,8 @@ def test_the_talks_chain():
     assert isinstance(board, stompbox.Pedalboard)
     assert [type(p) for p in board] == [stompbox.Distortion, stompbox.Delay, stompbox.Reverb]
     assert board[0].drive_db == 25.0
-    assert board[1].delay_seconds == 0.6 and board[1].feedback == 0.0  # unset parameters keep their defaults
+    # (parameters are stored as float32, as pedalboard stores them; unset parameters keep their defaults)
+    assert board[1].delay_seconds == float(np.float32(0.6)) and board[1].feedback == 0.0
     assert board[2].room_size == 0.75
     # the same chain as written in Python gives the same description
     python = stompbox.Pedalboard(

@@ -56,3 +56,25 @@ def test_load_plugin_of_a_missing_file_raises_the_plugin_load_error(tmp_path) ->
     assert isinstance(info.value, ImportError)  # what pedalboard raises
     assert type(info.value) is errors.PluginLoadError
     assert "Failed to load plugin as VST3Plugin" in str(info.value)
+
+
+def test_every_public_exception_class_of_stompbox_is_a_stompbox_error() -> None:
+    import importlib
+    import pkgutil
+
+    found = []
+    for info in pkgutil.walk_packages(stompbox.__path__, "stompbox."):
+        if ".cli." in info.name or info.name.endswith("__main__"):
+            continue  # the command line: CLIError and GrammarError are checked above
+        try:
+            module = importlib.import_module(info.name)
+        except ImportError:  # a host library that is not installed here
+            continue
+        for name, value in vars(module).items():
+            is_error = isinstance(value, type) and issubclass(value, Exception) and not issubclass(value, Warning)
+            if is_error and value.__module__ == info.name:
+                if not name.startswith("_"):
+                    found.append(value)
+    assert len(found) >= 15
+    outside = [f"{c.__module__}.{c.__name__}" for c in found if not issubclass(c, stompbox.StompboxError)]
+    assert outside == []

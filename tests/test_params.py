@@ -33,7 +33,8 @@ def test_constructors_are_generated_from_the_declarations():
 
 def test_positional_and_keyword_arguments_follow_the_declaration_order():
     reverb = stompbox.Reverb(0.8, 0.2, wet_level=0.1)
-    assert (reverb.room_size, reverb.damping, reverb.wet_level, reverb.dry_level) == (0.8, 0.2, 0.1, 0.4)
+    stored = tuple(float(np.float32(v)) for v in (0.8, 0.2, 0.1, 0.4))  # parameters are stored as float32
+    assert (reverb.room_size, reverb.damping, reverb.wet_level, reverb.dry_level) == stored
     with pytest.raises(TypeError, match="multiple values for argument 'room_size'"):
         stompbox.Reverb(0.8, room_size=0.5)
     with pytest.raises(TypeError, match="takes 1 positional argument but 2 were given"):

@@ -39,8 +39,10 @@ _LAZY_MODULES = {
     "hosting",
     "routing",
     "batch",
+    "live",
     "compat",
     "midi_utils",
+    "limits",
 }
 _LAZY_NAMES: dict[str, str] = {
     "load_chain": ".chains",

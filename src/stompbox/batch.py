@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ._base import limits
 from .core.plugin import Plugin
 from .io.formats import AUDIO_EXTENSIONS, default_bit_depth
 
@@ -41,8 +42,8 @@ __all__ = [
 
 #: frames per block when streaming (libvorbis is only safe with writes of <= 64k frames)
 BLOCK_FRAMES = 1 << 15
-#: the longest tail ``tail="auto"`` renders
-MAX_AUTO_TAIL_SECONDS = 60.0
+#: the longest tail rendered unless ``max_tail_seconds`` says otherwise (see :mod:`stompbox.limits`)
+MAX_AUTO_TAIL_SECONDS = limits.BATCH_MAX_TAIL_SECONDS
 
 
 def conform_reader(
@@ -162,6 +163,7 @@ def process_file(
     chain: Plugin | dict[str, Any] | list[Any] | str | os.PathLike[str],
     *,
     tail: str | float | None = None,
+    max_tail_seconds: float = MAX_AUTO_TAIL_SECONDS,
     samplerate: float | None = None,
     num_channels: int | None = None,
     bit_depth: int | None = None,
@@ -180,8 +182,10 @@ def process_file(
     chain : Plugin, dict, list, or path of a chain file
         The effects. A plugin object is used (and reset) as is; a dict/list/path is built afresh.
     tail : "auto", float or None
-        Seconds of silence rendered after the input so effects ring out (>= 0), or ``"auto"``: until the
-        output falls silent (at most 60 s; see :func:`stompbox.render.render`). None: no tail.
+        Seconds of silence rendered after the input so effects ring out (0 to ``max_tail_seconds``), or
+        ``"auto"``: until the output falls silent (see :func:`stompbox.render.render`). None: no tail.
+    max_tail_seconds : float
+        The longest tail (default 60 s): ``"auto"`` stops there, a longer ``tail`` raises ``LimitError``.
     samplerate : float, optional
         Output sample rate in Hz; the input is resampled (streaming) before the effects. By default the
         input's, or the nearest rate the output's format can store (see :func:`conform_reader`).
@@ -215,6 +219,7 @@ def process_file(
     plugin = _as_plugin(chain)
     if tail is not None and tail != "auto" and not 0 <= float(tail) < float("inf"):
         raise ValueError(f"tail must be 'auto' or a finite number of seconds >= 0 (got {tail!r})")
+    limits.check_tail(0.0 if tail in (None, "auto") else float(tail), max_tail_seconds)  # before any file opens
     with AudioFile(os.fspath(input_path)) as source:
         reader, rate, _ = conform_reader(source, output_path, samplerate, num_channels)
         bits = bit_depth or default_bit_depth(source.file_dtype, output_path)
@@ -231,6 +236,7 @@ def process_file(
                 write,
                 tail_frames=0 if tail in (None, "auto") else int(round(float(tail) * rate)),
                 tail="auto" if tail == "auto" else None,
+                max_tail_seconds=max_tail_seconds,
                 block_frames=block_frames,
                 progress=progress,
             )
@@ -400,6 +406,7 @@ def process_files(
     skip_existing: bool = False,
     progress: bool = False,
     tail: str | float | None = None,
+    max_tail_seconds: float = MAX_AUTO_TAIL_SECONDS,
     samplerate: float | None = None,
     num_channels: int | None = None,
     bit_depth: int | None = None,
@@ -433,7 +440,7 @@ def process_files(
         complete one): resuming an interrupted batch.
     progress : bool
         Show a tqdm progress bar (on stderr).
-    tail, samplerate, num_channels, bit_depth, quality, keep_tags
+    tail, max_tail_seconds, samplerate, num_channels, bit_depth, quality, keep_tags
         As in :func:`process_file`.
 
     Returns
@@ -442,12 +449,14 @@ def process_files(
         Results in input order, with ``summary()``.
     """
     start = time.perf_counter()
+    limits.check_tail(0.0 if tail in (None, "auto") else float(tail), max_tail_seconds)  # once, not per file
     plugin = _as_plugin(chain)
     description = plugin.to_dict()
     sources = [os.fspath(p) for p in inputs]
     outputs = _outputs_for(sources, outputs_or_dir, root, extension)
     options = {
         "tail": tail,
+        "max_tail_seconds": max_tail_seconds,
         "samplerate": samplerate,
         "num_channels": num_channels,
         "bit_depth": bit_depth,

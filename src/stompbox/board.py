@@ -8,6 +8,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from ._base import limits
 from ._base.errors import ChainFormatError
 from .core import serial
 from .core.plugin import Plugin
@@ -37,6 +38,7 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
             raise TypeError(
                 f"{type(self).__name__} can only contain stompbox plugins (or None), not {type(plugin).__name__}."
             )
+        limits.check_nesting(plugin._nesting() + 1)  # this container is one level more
         if any(p is self for p in plugin._iter_tree()):
             raise ValueError(f"A {type(self).__name__} cannot contain itself.")
         return plugin
@@ -90,6 +92,7 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
         return any(p is plugin for p in self._plugins)
 
     def to_dict(self) -> dict[str, Any]:
+        limits.check_nesting(self._nesting())  # (a tree nested top-down is only checked when it is used)
         return {"type": type(self).__name__, "plugins": [None if p is None else p.to_dict() for p in self._plugins]}
 
     @classmethod
@@ -98,6 +101,11 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
         if not isinstance(children, list):
             raise ChainFormatError(f"'plugins' of a {cls.__name__} must be a list.")
         return cls([serial.from_dict(d) for d in children])
+
+    def _inner_repr(self) -> str:
+        if self._nesting() > limits.MAX_NESTING:  # too deep to be used: do not recurse into it either
+            return "..."
+        return ", ".join(repr(p) for p in self._plugins)
 
     # ------------------------------------------------------------------ engine
     def _structure_changed(self) -> None:
@@ -144,7 +152,7 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
 
     def __repr__(self) -> str:
         n = len(self._plugins)
-        inner = ", ".join(repr(p) for p in self._plugins)
+        inner = self._inner_repr()
         return f"<stompbox.{type(self).__name__} with {n} plugin{'' if n == 1 else 's'}: [{inner}] at {id(self):#x}>"
 
 
@@ -248,7 +256,7 @@ class Pedalboard(Chain):
 
     def __repr__(self) -> str:
         n = len(self._plugins)
-        inner = ", ".join(repr(p) for p in self._plugins)
+        inner = self._inner_repr()
         return f"<Pedalboard with {n} plugin{'' if n == 1 else 's'}: [{inner}]>"
 
 

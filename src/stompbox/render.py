@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ._base import limits
 from .core.layout import channels_first_view, check_buffer_size, check_sample_rate, restore_layout
 from .core.plugin import Plugin
 
@@ -50,7 +51,7 @@ def _as_plugin(plugins: Plugin | Sequence[Plugin]) -> Plugin:
     raise TypeError(f"plugins must be a Plugin or a list of Plugins (got {type(plugins).__name__})")
 
 
-def _check_tail(tail: Tail) -> float | str | None:
+def _check_tail(tail: Tail, max_tail_seconds: float) -> float | str | None:
     if tail is None:
         return None
     if isinstance(tail, str):
@@ -62,7 +63,7 @@ def _check_tail(tail: Tail) -> float | str | None:
     value = float(tail)
     if not 0.0 <= value < math.inf:
         raise ValueError(f"tail must be 'auto', a finite number of seconds >= 0, or None (got {tail!r})")
-    return value
+    return limits.check_tail(value, max_tail_seconds)  # `tail=1e12` grew to a MemoryError
 
 
 def _render_blocks(
@@ -175,7 +176,7 @@ def render(
     tail: Tail = "auto",
     *,
     threshold_db: float = -80.0,
-    max_tail_seconds: float = 30.0,
+    max_tail_seconds: float = limits.DEFAULT_MAX_TAIL_SECONDS,
     hold_seconds: float | None = None,
     buffer_size: int = 8192,
     layout: str | None = None,
@@ -195,13 +196,15 @@ def render(
         The effect, board, or a list of effects (run in order).
     tail : "auto", float or None
         ``"auto"``: render until the output stays below ``threshold_db`` and end right after its last louder
-        sample (never before the input's end). A number: exactly that many seconds (>= 0) after the input.
+        sample (never before the input's end). A number: exactly that many seconds (0 to ``max_tail_seconds``)
+        after the input.
         ``None``: no tail (the input's length).
     threshold_db : float
         The level, in dBFS, under which ``"auto"`` counts the output as silent (default -80).
     max_tail_seconds : float
-        The longest tail ``"auto"`` renders (>= 0; a frozen reverb or a delay with feedback 1 never falls
-        silent).
+        The longest tail rendered (default 30 s; a finite number >= 0): ``"auto"`` stops there (a frozen
+        reverb or a delay with feedback 1 never falls silent), and a longer number raises ``LimitError``
+        (see :mod:`stompbox.limits`). Raise it to render a longer tail.
     hold_seconds : float, optional
         How long the output must stay below the threshold before ``"auto"`` stops (default: the plugin's
         ``tail_seconds``, at least 0.5 s).
@@ -217,7 +220,7 @@ def render(
     """
     rate = check_sample_rate(sample_rate)
     size = check_buffer_size(buffer_size)
-    mode = _check_tail(tail)
+    mode = _check_tail(tail, max_tail_seconds)
     _check_limits(threshold_db, max_tail_seconds, hold_seconds)
     plugin = _as_plugin(plugins)
     view, found = channels_first_view(audio, None, layout)
@@ -239,8 +242,7 @@ def render(
 def _check_limits(threshold_db: float, max_tail_seconds: float, hold_seconds: float | None) -> None:
     if not math.isfinite(float(threshold_db)):
         raise ValueError(f"threshold_db must be a finite number of dBFS (got {threshold_db!r})")
-    if not 0.0 <= float(max_tail_seconds) < math.inf:
-        raise ValueError(f"max_tail_seconds must be a finite number of seconds >= 0 (got {max_tail_seconds!r})")
+    limits.check_tail(0.0, max_tail_seconds)
     if hold_seconds is not None and not 0.0 < float(hold_seconds) < math.inf:
         raise ValueError(f"hold_seconds must be a finite number of seconds > 0 (got {hold_seconds!r})")
 
@@ -252,7 +254,7 @@ def render_reader(
     tail: Tail = "auto",
     *,
     threshold_db: float = -80.0,
-    max_tail_seconds: float = 30.0,
+    max_tail_seconds: float = limits.DEFAULT_MAX_TAIL_SECONDS,
     hold_seconds: float | None = None,
     buffer_size: int = 8192,
     block_frames: int = 1 << 16,
@@ -268,7 +270,7 @@ def render_reader(
     """
     rate = check_sample_rate(reader.samplerate)
     size = check_buffer_size(buffer_size)
-    mode = _check_tail(tail)
+    mode = _check_tail(tail, max_tail_seconds)
     _check_limits(threshold_db, max_tail_seconds, hold_seconds)
     plugin = _as_plugin(plugins)
 
@@ -296,7 +298,7 @@ def render_file(
     tail: Tail = "auto",
     *,
     threshold_db: float = -80.0,
-    max_tail_seconds: float = 30.0,
+    max_tail_seconds: float = limits.DEFAULT_MAX_TAIL_SECONDS,
     hold_seconds: float | None = None,
     buffer_size: int = 8192,
     bit_depth: int | None = None,

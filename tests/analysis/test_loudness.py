@@ -375,3 +375,16 @@ def test_normalization_gain_and_validation():
     with pytest.raises(ValueError, match="true_peak_db"):
         LoudnessNormalize(true_peak_db=-40.0)
     assert "LoudnessNormalize(" in repr(LoudnessNormalize())
+
+
+def test_a_square_array_is_ambiguous_as_everywhere_in_stompbox() -> None:
+    from stompbox._base.errors import LayoutError
+    from stompbox.analysis import LoudnessMeter, loudness
+
+    square = np.zeros((2, 2), np.float32)
+    with pytest.raises(LayoutError):
+        loudness(square, 48000)
+    with pytest.raises(LayoutError):
+        LoudnessMeter(48000).add(square)
+    assert LoudnessMeter(48000, 2).add(square).num_channels == 2  # the meter's channel count decides
+    assert loudness(square, 48000, layout="channels-last") is not None

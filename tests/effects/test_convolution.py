@@ -313,7 +313,7 @@ def test_a_saved_ir_file_is_found_from_any_current_folder(tmp_path, monkeypatch)
         ({"sample_rate": 48000, "channels": 2, "samples": "AAAAAA=="}, "holds 4 bytes, not float32 samples of 2"),
         ({"sample_rate": 48000, "channels": 0, "samples": "AAAAAA=="}, "of 0 channels"),
         ({"sample_rate": 48000, "channels": 1, "samples": "not base64!"}, "Convolution"),
-        ({"sample_rate": -1, "channels": 1, "samples": "AAAAAA=="}, "sample_rate must be a positive number"),
+        ({"sample_rate": -1, "channels": 1, "samples": "AAAAAA=="}, "sample_rate must be from 1 Hz to 10,000,000 Hz"),
     ],
 )
 def test_bad_inline_irs_are_chain_format_errors(inline, match):

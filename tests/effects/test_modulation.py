@@ -119,3 +119,25 @@ def test_defaults():
     assert (c.rate_hz, c.depth, c.centre_delay_ms, c.feedback, c.mix) == (1.0, 0.25, 7.0, 0.0, 0.5)
     p = Phaser()
     assert (p.rate_hz, p.depth, p.centre_frequency_hz, p.feedback, p.mix) == (1.0, 0.5, 1300.0, 0.0, 0.5)
+
+
+@pytest.mark.parametrize("rate", [1, 8, 16, 40])
+def test_phaser_below_41_hz_stays_finite_and_all_pass(rate):
+    """At these rates 0.49 x rate is below the sweep's 20 Hz floor: the cutoff used to be swept above Nyquist,
+    where the all-pass gains leave (0, 1) and 8 or 16 Hz turned finite input into inf (pedalboard 0.9.26:
+    NaN). Now the sweep collapses onto 0.49 x rate, so the LFO no longer matters, and the chain of first-order
+    all-passes keeps white noise's power (mix=1, no feedback: the output is the chain's alone)."""
+    x = (np.random.default_rng(0).standard_normal(80000) * 0.3).astype(np.float32)
+    y = Phaser(mix=1.0)(x, rate)
+    assert np.isfinite(y).all()
+    assert np.array_equal(y, Phaser(mix=1.0, depth=1.0, rate_hz=50.0)(x, rate))
+    assert rms(y) == pytest.approx(rms(x), rel=0.01)
+
+
+@pytest.mark.parametrize("cls", [Chorus, Phaser])
+def test_rates_below_1_hz_are_refused_at_once(cls):
+    """Chorus()(x, 1e-9) and Phaser()(x, 1e-9) ran for minutes in a compiled loop Ctrl-C could not stop."""
+    from stompbox.limits import LimitError
+
+    with pytest.raises(LimitError, match="from 1 Hz to 10,000,000 Hz"):
+        cls()(noise(0.01), 1e-9)

@@ -59,7 +59,9 @@ def test_the_one_liner_writes_its_file(tmp_path: Path, ext: str) -> None:
 
 
 def test_a_script_that_exits_without_closing_finishes_its_files(tmp_path: Path) -> None:
-    """Writers still open at interpreter exit (a global, one held in a list) are finished, with all their data."""
+    """Writers still open at interpreter exit (a global over an earlier file, one held in a list) are finished,
+    with all their data."""
+    _earlier(tmp_path / "a.wav")
     proc = _run(
         """
         import sys, numpy as np
@@ -75,7 +77,7 @@ def test_a_script_that_exits_without_closing_finishes_its_files(tmp_path: Path) 
         """,
         str(tmp_path),
     )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.wav", "b.flac"]
     assert _frames(tmp_path / "a.wav") == 3000
     assert _frames(tmp_path / "b.flac") == 5000
@@ -151,7 +153,7 @@ def test_the_next_write_cleans_temporaries_of_dead_processes_only(tmp_path: Path
     dead = _temporary(tmp_path, "a.wav", _dead_pid())
     other_song = _temporary(tmp_path, "b.flac", _dead_pid())
     mine = _temporary(tmp_path, "c.wav", os.getpid())  # this process is alive: maybe another thread's write
-    other_host = _temporary(tmp_path, "d.wav", _dead_pid(), host="zzzz" if atomic._HOST != "zzzz" else "yyyy")
+    other_host = _temporary(tmp_path, "d.wav", _dead_pid(), host="0000" if atomic._HOST != "0000" else "0001")
     user_file = tmp_path / ".notes.txt.partial"  # not one of ours
     user_file.write_bytes(b"keep")
     with AudioFile(str(tmp_path / "new.wav"), "w", SR, 1) as out:

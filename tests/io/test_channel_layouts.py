@@ -214,3 +214,24 @@ def test_the_command_line_downmixes_and_shows_the_layout(tmp_path, capsys):
             assert f.channel_layout == "stereo"
             ours = f.read_raw(f.frames)
         assert ours.shape == expected.shape and np.abs(ours.astype(int) - expected).max() <= 2
+
+
+@needs_ffmpeg
+def test_a_mask_without_a_standard_name_is_named_as_ffprobe_names_it(tmp_path):
+    import struct
+
+    from stompbox._base.channels import conversion_matrix
+
+    buffer = io.BytesIO()
+    with AudioFile(buffer, "w", SR, 3, format="wav") as f:
+        f.write(_tones(3, 0.1))
+    data = bytearray(buffer.getvalue())
+    data[40:44] = struct.pack("<I", 0x203)  # FL, FR, SL: no standard layout
+    path = tmp_path / "custom.wav"
+    path.write_bytes(bytes(data))
+    with AudioFile(str(path)) as f:
+        assert f.channel_layout == _ffprobe_layout(path) == "3 channels (FL+FR+SL)"
+    # FFmpeg refuses to downmix it; stompbox folds SL into FL at -3 dB (then scales the matrix not to clip)
+    a = np.sqrt(0.5)
+    expected = np.array([[1, 0, a], [0, 1, 0]]) / (1 + a)
+    assert np.allclose(conversion_matrix(3, 2, "3 channels (FL+FR+SL)"), expected, atol=1e-7)

@@ -29,7 +29,7 @@ IDS = [spec.id for spec in SPECS]
 SEEKS = 50
 SEEK_READ = 64  # frames compared after each seek
 #: known failures still to fix: "id" or "id:test" -> reason
-PENDING: dict[str, str] = {}
+PENDING = _foreign.PENDING
 
 
 @pytest.fixture(scope="session")
@@ -54,8 +54,7 @@ def read_whole(path: Path) -> np.ndarray:
 
 def reference(corpus: _foreign.Corpus, spec: _foreign.Spec) -> np.ndarray:
     """FFmpeg's decode of the file, cut to the frames stompbox must read."""
-    decoded = corpus.decoded(spec)
-    return decoded[:, : _foreign.expected_frames(spec, corpus.path(spec), decoded.shape[1])]
+    return corpus.reference(spec)
 
 
 def pending(spec: _foreign.Spec, what: str) -> None:

@@ -198,6 +198,7 @@ def test_no_library_writes_to_stderr_reading_damaged_mp3s(tmp_path: Path, capfd:
         ("a.wav", ("-c:a", "pcm_s16le")),
         ("a.aiff", ("-c:a", "pcm_s24be")),
         ("a.w64", ("-c:a", "pcm_s16le", "-f", "w64")),
+        ("a.caf", ("-c:a", "pcm_s24le")),
         ("a.flac", ("-c:a", "flac")),
         ("a.mp3", ("-c:a", "libmp3lame", "-b:a", "128k")),
         ("b.mp3", ("-c:a", "libmp3lame", "-q:a", "2", "-write_xing", "0")),

@@ -188,3 +188,40 @@ def test_with_real_files(tmp_path):
         r.close()
         assert not f.closed
     assert math.isfinite(float(np.abs(whole).max()))
+
+
+# ------------------------------------------------------------------------------------------ limits
+def test_rates_and_ratios_outside_the_limits_are_refused_with_the_range():
+    from stompbox.limits import LimitError
+
+    x = _noise(1, 100)
+    with pytest.raises(LimitError, match="from 1 Hz to 10,000,000 Hz"):
+        ResampledReadableAudioFile(ArrayReader(x, 44100), 1e9)  # soxr crashed here (after 8.4 GB)
+    with pytest.raises(LimitError, match="ratio of 22,050:1; at most 4096:1"):
+        ResampledReadableAudioFile(ArrayReader(x, 1), 22050)  # a header declaring 1 Hz: crashed too
+    with pytest.raises(LimitError, match="ratio of 8,192:1"):
+        ResampledReadableAudioFile(ArrayReader(x, 8192), 1)  # either way
+    with pytest.raises(ValueError, match="at most 4096:1"):  # a ValueError, as pedalboard's callers expect
+        ResampledReadableAudioFile(ArrayReader(x, 44100), 10)
+
+
+def test_a_4096_to_1_upsampling_is_exact_and_stays_in_bounded_memory():
+    """The largest ratio allowed: 1 Hz to 4096 Hz. Its filter-delay probe alone used to allocate 1 GiB (64 k
+    probe samples x 4096) and each 16 k-frame read of the source 256 MiB per channel."""
+    import tracemalloc
+
+    x = _noise(2, 300, seed=5)
+    tracemalloc.start()
+    try:
+        f = ResampledReadableAudioFile(ArrayReader(x, 3), 12288)  # a rate pair no other test has cached
+        linear = f.read(10**9)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert linear.shape == (2, 300 * 4096) == (2, f.frames)
+    assert peak < 64 << 20  # the output itself is 9.4 MiB
+    ref = soxr.resample(x.T, 3, 12288, SOXR_RECIPE[Quality.WindowedSinc32]).T
+    assert np.abs(linear - ref).max() < 1e-5
+    for pos in (0, 5, 600_000, f.frames - 7):
+        f.seek(pos)
+        assert np.array_equal(f.read(4000), linear[:, pos : pos + 4000]), pos

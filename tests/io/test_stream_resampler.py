@@ -118,6 +118,24 @@ def test_properties_and_repr():
     assert "quality=WindowedSinc64" in text and "target_sample_rate=22050.5" in text and "unknown" not in text
 
 
+def test_rates_and_ratios_outside_the_limits_are_refused_before_soxr_allocates():
+    """StreamResampler(0.001, 48000, 1) took 2 GB for 10 samples; rates past 10 MHz and ratios past 4096:1
+    reach soxr's crashes. Each is refused with the allowed range."""
+    from stompbox.limits import LimitError
+
+    with pytest.raises(LimitError, match="source sample rate must be from 1 Hz to 10,000,000 Hz"):
+        StreamResampler(0.001, 48000, 1)
+    with pytest.raises(LimitError, match="target sample rate must be from 1 Hz to 10,000,000 Hz"):
+        StreamResampler(44100, 2**63, 1)
+    with pytest.raises(LimitError, match="ratio of 48,000:1; at most 4096:1"):
+        StreamResampler(1, 48000, 1)
+    with pytest.raises(LimitError, match="ratio of 10,000:1"):
+        StreamResampler(10_000_000, 1000, 1)
+    edge = StreamResampler(1, 4096, 2)  # the largest ratio is allowed, and exact in length
+    out = np.concatenate([edge.process(np.ones((2, 10), np.float32)), edge.process()], axis=1)
+    assert out.shape == (2, 40960)
+
+
 def test_errors():
     with pytest.raises(ValueError, match="num_channels"):
         StreamResampler(44100, 48000, 0)

@@ -18,8 +18,8 @@ import pytest
 import soundfile
 
 import stompbox
-from stompbox.io import stream as live
-from stompbox.io.stream import AudioDeviceError, AudioStream
+from stompbox.live import stream as live
+from stompbox.live.stream import AudioDeviceError, AudioStream
 
 RATE = 48000
 AMPLITUDE = 0.5
@@ -166,7 +166,7 @@ def test_tone_played_in_another_process_is_recorded_with_its_frequency_and_level
         [
             sys.executable,
             "-c",
-            "import numpy as np, time; from stompbox.io.stream import AudioStream; time.sleep(0.5); "
+            "import numpy as np, time; from stompbox.live.stream import AudioStream; time.sleep(0.5); "
             f"t = np.arange({int(1.5 * RATE)}) / {RATE}; "
             f"AudioStream.play(({AMPLITUDE} * np.sin(2 * np.pi * 440 * t)).astype(np.float32), "
             f"{RATE}, 'SinkA')",
@@ -324,7 +324,7 @@ def test_a_script_that_leaves_a_stream_open_exits_at_once(pulse, started):
     """A stream dropped at interpreter exit (never started, or left running) is released without a hang: the
     device used to be closed on a new thread, and no thread can start while the interpreter shuts down."""
     script = (
-        "from stompbox.io.stream import AudioStream\n"
+        "from stompbox.live.stream import AudioStream\n"
         "stream = AudioStream(output_device_name='SinkA')\n"
         + ("stream.__enter__()\n" if started else "")
         + "print(stream.running)\n"

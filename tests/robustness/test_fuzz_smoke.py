@@ -21,7 +21,7 @@ pytest.importorskip("atheris")
 RUNNER = Path(__file__).resolve().parents[2] / "fuzz" / "run.py"
 
 
-@pytest.mark.parametrize("target", ["audiofile", "chains", "grammar"])
+@pytest.mark.parametrize("target", ["audiofile", "chains", "grammar", "limits"])
 def test_short_fuzz_run(target: str) -> None:
     proc = subprocess.run(
         [sys.executable, str(RUNNER), "--runs", "400", "--timeout", "20", "--no-save", "--seed", "1", target],

@@ -3,7 +3,7 @@
 Every writer of stompbox that writes to a path (audio files, chain files) goes through :class:`AtomicWrite`:
 
 - The data goes to a temporary file in the same folder, ``.NAME.PID-TTTTRRRRRRRR.partial`` (the writer's
-  process id, a tag of its host and PID namespace, 8 random hex digits). Its name always fits the folder's name
+  process id, a tag of its host name, 8 random hex digits). Its name always fits the folder's name
   limit: a long NAME is shortened in the temporary's name, never the user's.
 - :meth:`AtomicWrite.commit` syncs the temporary file to the disk (``fsync``), renames it over the final name
   and syncs the folder, the order SQLite keeps for its journal: after a power loss the folder holds the earlier
@@ -14,7 +14,8 @@ Every writer of stompbox that writes to a path (audio files, chain files) goes t
 - A symbolic link is written through: its target is replaced, the link stays.
 - Temporary files left by a process that died (SIGKILL, power loss) are removed by the next write to that
   folder, if the process that made them is gone (its PID is not running, or is running a process started after
-  the file was last written), it ran on this host and in this PID namespace, and the file belongs to this user.
+  the file was last written: the PID was reused, after a restart for instance), it ran on this host, and the
+  file belongs to this user.
 
 Errors are ``OSError`` naming the user's path, never the temporary one.
 """
@@ -49,15 +50,11 @@ _CLEANED_LOCK = threading.Lock()
 
 
 def _host_tag() -> str:
-    """4 hex digits naming this boot of this host and this PID namespace: a PID means the same process only
-    where both agree."""
-    parts = [os.uname().nodename if hasattr(os, "uname") else ""]
-    for source in ("/proc/sys/kernel/random/boot_id", "/proc/self/ns/pid"):
-        try:
-            parts.append(os.readlink(source) if source.endswith("/pid") else open(source).read().strip())
-        except OSError:
-            parts.append("")
-    return hashlib.blake2s("|".join(parts).encode(), digest_size=2).hexdigest()
+    """4 hex digits naming this machine (its host name): a PID means the same process only on the machine that
+    wrote it (a folder may be shared over the network, or between containers, which have host names of their
+    own). Not its boot: the temporary files of a machine that lost power must be cleaned after it restarts."""
+    name = os.uname().nodename if hasattr(os, "uname") else os.environ.get("COMPUTERNAME", "")
+    return hashlib.blake2s(name.encode(errors="surrogateescape"), digest_size=2).hexdigest()
 
 
 _HOST = _host_tag()

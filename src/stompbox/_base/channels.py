@@ -3,8 +3,8 @@
 stompbox holds multichannel audio in the order WAV and FFmpeg use: the speakers of a layout in the order of
 their bits in a WAVE_FORMAT_EXTENSIBLE channel mask (FL, FR, FC, LFE, BL, BR, FLC, FRC, BC, SL, SR, ...).
 Layouts are named as FFmpeg names them ("mono", "stereo", "5.1", "7.1", "5.1(side)", ...): a mask that has no
-standard name is written as its speakers joined by "+" ("FL+FR+LFE"), and audio whose speakers are not stated
-is ``"N channels"``, FFmpeg's name for it.
+standard name is ``"N channels (A+B+C)"`` ("3 channels (FL+FR+SL)"), and audio whose speakers are not stated
+is ``"N channels"``, FFmpeg's names for them.
 
 Audio of a given channel count whose layout nobody stated has :func:`default_layout`: mono, stereo, 3.0, quad,
 5.0, 5.1, 6.1 and 7.1 for 1 to 8 channels, the layouts that FLAC, Ogg Vorbis and Opus fix for those counts.
@@ -100,18 +100,21 @@ def default_layout(num_channels: int) -> str:
 
 
 def layout_name(mask: int, num_channels: int) -> str:
-    """FFmpeg's name of a channel mask: a standard name, else the speakers joined by "+". A mask that does not
+    """FFmpeg's name of a channel mask: a standard name, else ``"N channels (A+B+...)"``. A mask that does not
     name exactly ``num_channels`` known speakers (0: unstated) gives ``"N channels"``, or "mono"/"stereo" for
     one or two channels (WAV's reading of a file without a mask)."""
     if mask and mask < (1 << len(SPEAKERS)) and mask.bit_count() == num_channels:
-        return _NAMES.get(mask) or "+".join(name for name in SPEAKERS if mask & _BIT[name])
+        speakers = "+".join(name for name in SPEAKERS if mask & _BIT[name])
+        return _NAMES.get(mask) or f"{num_channels} channels ({speakers})"
     return default_layout(num_channels) if num_channels <= 2 else f"{num_channels} channels"
 
 
 def layout_mask(layout: str | None, num_channels: int) -> int:
-    """The channel mask of ``layout`` (a name from :data:`LAYOUTS`, or speakers joined by "+") for audio of
-    ``num_channels`` channels; 0 when its speakers are unknown. ``None`` or ``"N channels"`` is the
-    :func:`default_layout` of the count."""
+    """The channel mask of ``layout`` (a name from :data:`LAYOUTS`, ``"N channels (A+B+...)"`` or speakers
+    joined by "+") for audio of ``num_channels`` channels; 0 when its speakers are unknown. ``None`` or
+    ``"N channels"`` is the :func:`default_layout` of the count."""
+    if layout is not None and layout.endswith(")") and " channels (" in layout:
+        layout = layout[layout.index("(") + 1 : -1]
     if layout is None or layout.endswith(" channels"):
         layout = default_layout(num_channels)
     mask = LAYOUTS.get(layout)
@@ -193,7 +196,9 @@ def _downmix(source: int, target: int) -> dict[tuple[int, int], float]:
 
 
 @lru_cache(maxsize=256)
-def _matrix(source_layout: str | None, source_channels: int, target_layout: str | None, target_channels: int):
+def _matrix(
+    source_layout: str | None, source_channels: int, target_layout: str | None, target_channels: int
+) -> np.ndarray | None:
     if source_channels == target_channels:
         return None  # unchanged
     if source_channels == 1:
@@ -250,7 +255,8 @@ def convert_channels(
     if source == 1:
         return np.ascontiguousarray(np.broadcast_to(block, (num_channels, block.shape[1])), dtype=np.float32)
     if num_channels == 1 and source == 2 and matrix[0, 0] == matrix[0, 1] == 0.5:
-        out = np.add(block[0], block[1], dtype=np.float32)  # the mean, as pedalboard computes it
+        out: np.ndarray = np.add(block[0], block[1], dtype=np.float32)  # the mean, as pedalboard computes it
         out *= np.float32(0.5)
         return out[None, :]
-    return np.ascontiguousarray(matrix @ np.asarray(block, dtype=np.float32))
+    mixed: np.ndarray = np.ascontiguousarray(matrix @ np.asarray(block, dtype=np.float32))
+    return mixed

@@ -19,6 +19,7 @@ __all__ = [
     "ClosedError",
     "DuplicatePluginError",
     "LayoutError",
+    "LimitError",
     "PluginLoadError",
     "StompboxError",
 ]
@@ -30,6 +31,12 @@ class StompboxError(Exception):
 
 class LayoutError(StompboxError, ValueError, RuntimeError):
     """An audio array whose shape or channel layout cannot be used (3-D, ambiguous square, wrong channels)."""
+
+
+class LimitError(StompboxError, ValueError):
+    """A number outside the range stompbox accepts for it (a sample rate, a resampling ratio, a channel count,
+    a tail length, a nesting depth, a chain file's size). The message states the allowed range; the ranges
+    are listed in :mod:`stompbox.limits`."""
 
 
 class DuplicatePluginError(StompboxError, ValueError, RuntimeError):

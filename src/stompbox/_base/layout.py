@@ -7,12 +7,12 @@ array is ambiguous unless a layout was seen before or is given explicitly.
 
 from __future__ import annotations
 
-import math
 import numbers
 from typing import Any, Literal
 
 import numpy as np
 
+from . import limits
 from .errors import LayoutError
 
 Layout = Literal["channels-first", "channels-last"]
@@ -49,7 +49,7 @@ def detect_layout(shape: tuple[int, ...], hint: str | tuple[str, int] | None = N
     if rows > cols:
         return "channels-last"
     if hint in LAYOUTS:
-        return hint  # type: ignore[return-value]
+        return hint
     if rows == 1:  # (1, 1): one channel of one sample either way
         return "channels-first"
     raise LayoutError(SQUARE_ERROR.format(shape=tuple(shape)))
@@ -97,22 +97,15 @@ def as_float32_channels_first(
 def restore_layout(channels_first: np.ndarray, layout: str | None) -> np.ndarray:
     """Undo :func:`as_float32_channels_first`: back to 1-D or ``(samples, channels)`` as the input was."""
     if layout is None:
-        return channels_first[0]
+        return np.asarray(channels_first[0])
     if layout == "channels-last":
         return np.ascontiguousarray(channels_first.T)
     return channels_first
 
 
 def check_sample_rate(sample_rate: Any) -> float:
-    """A positive, finite sample rate in Hz, as a float."""
-    if type(sample_rate) in (int, float) and 0 < sample_rate < math.inf:  # the common case, fast
-        return float(sample_rate)
-    if isinstance(sample_rate, bool) or not isinstance(sample_rate, numbers.Real):
-        raise TypeError(f"sample_rate must be a number in Hz (got {type(sample_rate).__name__})")
-    rate = float(sample_rate)
-    if not math.isfinite(rate) or rate <= 0:
-        raise ValueError(f"sample_rate must be a positive, finite number of Hz (got {sample_rate!r})")
-    return rate
+    """A sample rate in Hz within :mod:`stompbox.limits`' range, as a float."""
+    return limits.check_sample_rate(sample_rate, "sample_rate")
 
 
 def check_buffer_size(buffer_size: Any) -> int:

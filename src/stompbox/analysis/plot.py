@@ -87,6 +87,36 @@ def spectrogram_db(
     return times, freqs, levels
 
 
+def _paint(
+    fig: Any, ax: Any, colours: Any, summary: StreamSummary, times: np.ndarray, levels: np.ndarray, start: float
+) -> tuple[np.ndarray, int, int]:
+    """Paint a spectrogram into ``ax`` at the figure's pixels: each pixel takes the level of the frame and the
+    frequency row nearest to it (silence's colour beyond the signal's end). Returns the RGBA bytes (rows from the
+    bottom) and the axis's lower-left pixel: matplotlib's resampled images and meshes took 50-70 MB more to draw
+    a long file's spectrogram, and even a figure image of the axis's size 14 MB."""
+    box = ax.get_window_extent()
+    width, height = max(1, int(round(box.width))), max(1, int(round(box.height)))
+    x0, x1 = ax.get_xlim()
+    y0, y1 = ax.get_ylim()
+    seconds = x0 + (np.arange(width) + 0.5) / width * (x1 - x0) - start
+    lut = colours.cmap(np.linspace(0.0, 1.0, 256), bytes=True)  # uint8 colours: no float RGBA of every pixel
+    rgba = np.empty((height, width, 4), np.uint8)
+    rgba[...] = lut[0]
+    if times.size:
+        step = times[1] - times[0] if times.size > 1 else summary.hop / summary.sample_rate
+        frame = np.rint((seconds - times[0]) / step).astype(np.int64)
+        inside = (frame >= 0) & (frame < times.size) & (seconds <= summary.frames / summary.sample_rate + step / 2)
+        logs = np.log10(summary.freqs)
+        heights = y0 + (np.arange(height) + 0.5) / height * (y1 - y0)
+        row = np.clip(np.rint((heights - logs[0]) / (logs[-1] - logs[0]) * (logs.size - 1)), 0, logs.size - 1)
+        picked = levels[np.ix_(row.astype(np.int64), frame[inside])]
+        scaled = (picked.astype(np.float32) - _FLOOR_DB) * (255.0 / -_FLOOR_DB)
+        shade = np.clip(scaled, 0, 255).astype(np.uint8)
+        rgba[:, inside] = lut[shade]
+    ax.patch.set_alpha(0.0)  # the axis's ticks and frame are drawn over the image
+    return rgba, int(round(box.x0)), int(round(box.y0))
+
+
 def _hz(value: float) -> str:
     value = round(value)
     return f"{value / 1000:g}k" if value >= 1000 else f"{value:g}"
@@ -110,9 +140,9 @@ class StreamSummary:
     The waveform is kept as per-channel minima and maxima over slices of ``step`` samples, between ``columns``
     and ``2 * columns`` of them (when there would be more, neighbours are merged and ``step`` doubles). The
     spectrogram is a Hann-windowed FFT of the channel mean every ``hop`` samples (between ``spec_columns`` and
-    twice as many frames, the same way), each frame's levels interpolated onto ``rows`` log-spaced frequencies
-    from 20 Hz to Nyquist, so low frequencies are drawn smoothly rather than as a few tall blocks. Given the
-    length in advance (``expected_frames``), the first step and hop are already right.
+    twice as many frames, the same way), each frame's levels (float16: 0.06 dB steps near -100 dB) interpolated
+    onto ``rows`` log-spaced frequencies from 20 Hz to Nyquist, so low frequencies are drawn smoothly rather than
+    as a few tall blocks. Given the length in advance (``expected_frames``), the first step and hop are already right.
 
     Parameters
     ----------
@@ -135,7 +165,7 @@ class StreamSummary:
         expected_frames: int | None = None,
         columns: int = 2000,
         spec_columns: int = 1200,
-        rows: int = 480,
+        rows: int = 320,
         fft_size: int | None = None,
     ) -> None:
         self.sample_rate = float(sample_rate)
@@ -255,7 +285,7 @@ class StreamSummary:
             spectrum = np.abs(np.fft.rfft(self._mono[index] * self._window, axis=1)) / self._reference
             levels = 20.0 * np.log10(np.maximum(spectrum, 1e-10))
             for row in levels:
-                self._levels.append(np.interp(self.freqs, self._bins, row).astype(np.float32))
+                self._levels.append(np.interp(self.freqs, self._bins, row).astype(np.float16))  # 0.06 dB steps
             self._next += ready.size
             if len(self._levels) > 2 * self._spec_columns and not final:
                 self._levels = self._levels[::2]
@@ -282,7 +312,8 @@ class StreamSummary:
         """(frame centres in seconds, frequencies in Hz, levels ``(rows, frames)`` in dB floored at -100)."""
         if not self._levels:
             return np.zeros(0), self.freqs, np.zeros((self.freqs.size, 0), np.float32)
-        levels = np.maximum(np.stack(self._levels, axis=1), _FLOOR_DB)
+        levels = np.stack(self._levels, axis=1)
+        np.maximum(levels, _FLOOR_DB, out=levels)
         return np.arange(levels.shape[1]) * self.hop / self.sample_rate, self.freqs, levels
 
     def level_text(self) -> str:
@@ -382,7 +413,7 @@ def plot_audio(
     FigureCanvasAgg(fig)
     axes = fig.subplots(2, len(summaries), squeeze=False, sharex=True, height_ratios=[1, 1.6])
     top = max(1.0, max(s.peak for s in summaries))
-    mesh = None
+    spectrograms: list[tuple[Any, StreamSummary, np.ndarray, np.ndarray]] = []
     for col, summary in enumerate(summaries):
         wave, spec = axes[0][col], axes[1][col]
         positions, lows, highs = summary.envelope()
@@ -405,24 +436,10 @@ def plot_audio(
             wave.legend(loc="upper right", fontsize=8, ncols=summary.num_channels, framealpha=0.7)
         wave.grid(alpha=0.25)
 
+        # the spectrogram is painted last, pixel by pixel, once the layout has placed this axis (_paint)
         times, freqs, levels = summary.spectrogram()
-        # an image (not a mesh of quads: a 1-hour file's mesh took 70 MB to draw) on an axis of log10(Hz),
-        # whose rows are the log-spaced frequencies already
         low, high = math.log10(freqs[0]), math.log10(freqs[-1])
-        if times.size:
-            step = (times[1] - times[0]) if times.size > 1 else summary.hop / rate
-            half_row = (high - low) / max(1, freqs.size - 1) / 2
-            mesh = spec.imshow(
-                levels,
-                origin="lower",
-                aspect="auto",
-                interpolation="nearest",
-                extent=(start + times[0] - step / 2, start + times[-1] + step / 2, low - half_row, high + half_row),
-                cmap="magma",
-                vmin=_FLOOR_DB,
-                vmax=0.0,
-            )
-            spec.set_facecolor(mesh.cmap(0.0))  # beyond the end of a shorter signal: the colour of silence
+        spectrograms.append((spec, summary, times, levels))
         ticks = [f for f in (20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000) if f <= freqs[-1]]
         spec.set_yticks([math.log10(f) for f in ticks])
         spec.yaxis.set_major_formatter(FuncFormatter(lambda v, _: _hz(10**v)))
@@ -430,16 +447,62 @@ def plot_audio(
         spec.set_xlabel("time (s)")
         if col == 0:
             spec.set_ylabel("frequency (Hz)")
-    if mesh is not None:
-        bar = fig.colorbar(mesh, ax=[row[-1] for row in axes][1:], pad=0.01, aspect=25)
-        bar.set_label("level (dBFS)")
+    from matplotlib import colormaps
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+
+    colours = ScalarMappable(Normalize(_FLOOR_DB, 0.0), colormaps["magma"])
+    bar = fig.colorbar(colours, ax=[row[-1] for row in axes][1:], pad=0.01, aspect=25)
+    bar.set_label("level (dBFS)")
     if title:
         fig.suptitle(title, fontsize=12)
+    fig.get_layout_engine().execute(fig)  # the layout (no drawing): where each spectrogram's pixels go
+    fig.set_layout_engine("none")  # kept from here on, so the images stay on their axes
+    images = [
+        _paint(fig, spec, colours, summary, times, levels, start) for spec, summary, times, levels in spectrograms
+    ]
     if path is not None:
         from .._base.atomic import atomic_path
 
         name = os.fspath(path)
         kind = os.path.splitext(name)[1].lstrip(".").lower() or None  # the temporary's name has no extension
         with atomic_path(name) as temporary:
-            fig.savefig(temporary, dpi=dpi, format=kind)
+            if kind in _RASTER:
+                _save_raster(fig, images, temporary, _RASTER[kind], dpi)
+            else:
+                _place(fig, images)
+                fig.savefig(temporary, dpi=dpi, format=kind)
+    _place(fig, images)  # the figure returned draws them too
     return fig
+
+
+_RASTER = {"png": "PNG", "jpg": "JPEG", "jpeg": "JPEG", "webp": "WEBP", "tif": "TIFF", "tiff": "TIFF"}
+
+
+def _place(fig: Any, images: list[tuple[np.ndarray, int, int]]) -> None:
+    """The painted spectrograms as figure images (once), under the axes' frames."""
+    if getattr(fig, "_stompbox_painted", False):
+        return
+    for rgba, x0, y0 in images:
+        fig.figimage(rgba, xo=x0, yo=y0, origin="lower", zorder=-1)
+    fig._stompbox_painted = True
+
+
+def _save_raster(fig: Any, images: list[tuple[np.ndarray, int, int]], target: str, kind: str, dpi: int) -> None:
+    """Draw the figure with Agg, copy the painted spectrograms into its pixels (where the axes left the
+    background: their frames stay on top), and write the pixels with PIL, as ``savefig`` would."""
+    from PIL import Image
+
+    canvas = fig.canvas
+    canvas.draw()
+    pixels = np.asarray(canvas.buffer_rgba())
+    rows = pixels.shape[0]
+    for rgba, x0, y0 in images:
+        height, width = rgba.shape[:2]
+        top = rows - y0 - height
+        region = pixels[max(0, top) : rows - y0, x0 : x0 + width]
+        source = rgba[::-1][max(0, -top) :][:, : region.shape[1]]
+        background = region[..., :3].min(axis=2) >= 128  # white, and the light edge of the frame's antialiasing
+        region[background] = source[background]
+    image = Image.fromarray(pixels if kind in ("PNG", "WEBP", "TIFF") else pixels[..., :3])
+    image.save(target, format=kind, dpi=(dpi, dpi))

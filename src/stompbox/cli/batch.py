@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from .common import CLIError, add_common_options, add_output_options, positive_int
-from .render import add_intermixed_parser, build_chain, tail_value
+from .render import add_intermixed_parser, add_tail_options, build_chain, check_tail_options
 
 
 def register(sub: Any) -> None:
@@ -35,7 +35,7 @@ def register(sub: Any) -> None:
         help="use threads instead of processes (the DSP kernels release the GIL)",
     )
     p.add_argument("--skip-existing", "--resume", action="store_true", help="leave files whose output already exists")
-    p.add_argument("--tail", type=tail_value, default=0.0, metavar="SECONDS", help="let effects ring out")
+    add_tail_options(p, "let effects ring out (seconds, or 'auto')")
     add_output_options(p, type_help="write outputs in this format (e.g. flac); default: as input")
     add_common_options(p)
     p.set_defaults(func=run)
@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"{in_dir}: no such folder")
     if os.path.abspath(in_dir) == os.path.abspath(out_dir):
         raise CLIError("IN_DIR and OUT_DIR are the same folder", status=2)
+    check_tail_options(args)
     board = build_chain(args.chain, list(tokens), args.quiet)
     if not len(board):
         raise CLIError("no effects: give --chain FILE or effects (see stompbox effects)", status=2)
@@ -76,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
             skip_existing=args.skip_existing,
             progress=not args.quiet and sys.stderr.isatty(),
             tail=tail,
+            max_tail_seconds=float(args.max_tail),
             samplerate=args.rate,
             num_channels=args.channels,
             bit_depth=args.bits,

@@ -166,13 +166,17 @@ def add_output_options(p: argparse.ArgumentParser, *, quality: bool = True, type
 
 
 def positive_rate(text: str) -> float:
-    """An argparse type: a sample rate > 0 Hz (an int when whole)."""
+    """An argparse type: a sample rate in the range of :mod:`stompbox.limits` (an int when whole)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"sample rate must be > 0 Hz (got {text})")
+    from ..limits import LimitError, check_sample_rate
+
+    try:
+        check_sample_rate(value, "sample rate")  # `convert -r 1000000000` crashed inside soxr
+    except LimitError as error:
+        raise argparse.ArgumentTypeError(str(error).rstrip(".")) from None
     return int(value) if value.is_integer() else value
 
 
@@ -281,6 +285,8 @@ def open_output(
     header with unknown sizes, as FFmpeg writes to a pipe); ``-t raw`` writes headerless PCM. A file output
     keeps the tags of ``source`` (the input) where its format takes tags, unless ``--no-tags``."""
     kind = output_type(path, args)
+    if path == STDIO and sys.stdout.isatty():  # audio bytes on a terminal help nobody (FFmpeg refuses too)
+        raise CLIError("standard output is a terminal: redirect it (> out.wav) or pipe it (| play -)", status=2)
     if path != STDIO:
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):

@@ -137,7 +137,7 @@ def _describe(plugin: Any) -> str:
     specs = type(plugin).parameter_specs()
     for name, param in specs.items():
         value = getattr(plugin, name)
-        if value != param.default:
+        if not param.is_default(value):
             changed.append(f"{name}={param.format(value)}")
     if not changed and specs:  # show the main setting even at its default
         name, param = next(iter(specs.items()))

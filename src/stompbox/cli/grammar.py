@@ -298,6 +298,6 @@ def to_tokens(plugins: Plugin | Iterable[Plugin | None]) -> list[str]:
         tokens.append(name.lower())
         for pname, param in type(plugin).parameter_specs().items():
             value = getattr(plugin, pname)
-            if value != param.default:
+            if not param.is_default(value):
                 tokens.append(f"{pname}={_format(value)}")
     return tokens

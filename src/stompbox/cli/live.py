@@ -1,5 +1,5 @@
 """``stompbox play FILE [--chain FILE] [EFFECT ...]`` and ``stompbox record OUT --seconds S``: live audio,
-streamed to and from files in bounded memory (see :mod:`stompbox.io.stream`). ``-`` is standard input (play)
+streamed to and from files in bounded memory (see :mod:`stompbox.live.stream`). ``-`` is standard input (play)
 or standard output (record)."""
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def _board(chain: str | None, effects: list[str], quiet: bool = False) -> Any:
 
 
 def run_play(args: argparse.Namespace) -> int:
-    from ..io.stream import play_file
+    from ..live import play_file
 
     board = _board(args.chain, args.effects, args.quiet)
     with open_input(args.file, args) as source:
@@ -68,7 +68,7 @@ def run_play(args: argparse.Namespace) -> int:
 def run_record(args: argparse.Namespace) -> int:
     if args.seconds <= 0:
         raise CLIError("--seconds must be positive", status=2)
-    from ..io.stream import record_to_file
+    from ..live import record_to_file
 
     target: Any = sys.stdout.buffer if args.out == STDIO else args.out
     kind = output_type(args.out, args)

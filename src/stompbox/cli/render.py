@@ -73,6 +73,33 @@ def tail_value(text: str) -> float | str:
     return value
 
 
+def add_tail_options(p: argparse.ArgumentParser, help: str) -> None:
+    """``--tail`` and ``--max-tail``, checked together by :func:`check_tail_options`."""
+    from ..limits import BATCH_MAX_TAIL_SECONDS
+
+    p.add_argument("--tail", type=tail_value, default=0.0, metavar="SECONDS", help=help)
+    p.add_argument(
+        "--max-tail",
+        type=tail_value,
+        default=BATCH_MAX_TAIL_SECONDS,
+        metavar="SECONDS",
+        help=f"the longest tail, given or 'auto' (default {BATCH_MAX_TAIL_SECONDS:g}); raise it for a longer --tail",
+    )
+
+
+def check_tail_options(args: argparse.Namespace) -> None:
+    """A ``--tail`` longer than ``--max-tail`` is an error before any file is opened (``--tail 1e6`` once wrote
+    38 GB)."""
+    from ..limits import LimitError, check_tail
+
+    if args.max_tail == "auto":
+        raise CLIError("--max-tail must be a number of seconds", status=2)
+    try:
+        check_tail(0.0 if args.tail == "auto" else float(args.tail), float(args.max_tail), "--tail")
+    except LimitError as error:
+        raise CLIError(str(error).replace("max_tail_seconds", "--max-tail"), status=2) from None
+
+
 def register(sub: Any) -> None:
     p = add_intermixed_parser(
         sub,
@@ -92,13 +119,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("tokens", nargs="+", metavar="IN OUT [EFFECT [PARAM=VALUE ...]]", help=argparse.SUPPRESS)
     add_chain_options(p)
-    p.add_argument(
-        "--tail",
-        type=tail_value,
-        default=0.0,
-        metavar="SECONDS",
-        help="seconds rendered after the input so effects ring out ('auto': until silent, <= 60 s)",
-    )
+    add_tail_options(p, "seconds rendered after the input so effects ring out ('auto': until silent)")
     add_output_options(p)
     add_input_options(p)
     p.add_argument("--save-chain", metavar="FILE", help="also write the assembled chain to FILE (.json/.yaml)")
@@ -147,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
     in_path, out_path, effect_tokens = args.tokens[0], args.tokens[1], list(args.tokens[2:])
     if in_path != STDIO and out_path != STDIO and os.path.abspath(in_path) == os.path.abspath(out_path):
         raise CLIError("IN and OUT are the same file", status=2)
+    check_tail_options(args)
     # Compiled effects load Numba (a few hundred ms): a pipe's reader gets the output's header first, as SoX's
     # first byte comes at once. A file is only created once the chain is known to be valid.
     try:
@@ -206,6 +228,7 @@ def _stream(args: argparse.Namespace, board: Any, reader: Any, out: Any, out_pat
                 write,
                 tail_frames=tail_frames,
                 tail="auto" if args.tail == "auto" else None,
+                max_tail_seconds=float(args.max_tail),
                 progress=bar.update if bar else None,
             )
     finally:

@@ -31,7 +31,8 @@ class ParamSpec:
     Attributes
     ----------
     name, default, unit, doc
-        The parameter's name, default value, unit ("dB", "Hz", ...) and one-line description.
+        The parameter's name, default value (as declared, the constructor's default), unit ("dB", "Hz", ...)
+        and one-line description. ``stored_default`` is the default as the attribute reads it back.
     minimum, maximum
         Bounds (``None`` for unbounded); ``min_exclusive`` / ``max_exclusive`` say whether they are strict.
     kind
@@ -58,6 +59,12 @@ class ParamSpec:
     range: str | None = None
     min_exclusive: bool = False
     max_exclusive: bool = False
+    #: the default as the attribute reads it back (float32-rounded, an enum member): compare values with this
+    stored_default: Any = None
+
+    def is_default(self, value: Any) -> bool:
+        """Whether ``value`` (as read from a plugin) is this parameter's default."""
+        return bool(value == self.stored_default)
 
     def format(self, value: Any) -> str:
         """A value of this parameter as ``repr`` shows it (``%g`` for numbers, like pedalboard)."""
@@ -184,7 +191,7 @@ class Param:
         is_enum = isinstance(kind, type) and issubclass(kind, enum.Enum)
         return ParamSpec(
             self.name,
-            self.coerce(self.default),
+            self.default,
             self.minimum,
             self.maximum,
             self.unit,
@@ -192,10 +199,11 @@ class Param:
             kind,
             automatable=self.automatable,
             per_sample=self.per_sample,
-            choices=tuple(kind.__members__) if is_enum else None,
+            choices=_members(kind) if is_enum else None,
             range=self.range_text() if kind in (int, float) else None,
             min_exclusive=self.min_exclusive,
             max_exclusive=self.max_exclusive,
+            stored_default=self.coerce(self.default),
         )
 
     def error_text(self) -> str:
@@ -334,6 +342,11 @@ def make_init(cls: type, params: dict[str, Param], base_init: Any) -> Any:
 _SECTIONS = ("Attributes", "Methods", "Returns", "Raises", "See Also", "Notes", "References", "Examples")
 
 
+def _members(kind: type) -> tuple[str, ...]:
+    """The member names of an enum parameter's kind."""
+    return tuple(getattr(kind, "__members__", {}))
+
+
 def _entry(param: Param) -> str:
     import textwrap
 
@@ -345,7 +358,7 @@ def _entry(param: Param) -> str:
     head = f"{param.name} : {type_text}, default {param.format(param.coerce(param.default))}"
     text = (param.doc[:1].upper() + param.doc[1:]).rstrip(".") if param.doc else param.name
     if is_enum:
-        text += f": one of {', '.join(kind.__members__)}."
+        text += f": one of {', '.join(_members(kind))}."
     elif kind in (int, float) and param.minimum is None and param.maximum is None:
         text += f", in {param.unit} (any finite value)." if param.unit else " (any finite value)."
     elif kind in (int, float):

@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._base import limits
 from . import registry
 from . import traits as traits_module
 from .automation import Automation
@@ -150,12 +151,18 @@ class Plugin:
                 )
         registry.record(cls)
 
-    def __init__(self, **params: Any) -> None:
+    def __init__(self, *args: Any, **params: Any) -> None:
+        # A concrete class gets a constructor generated from its declared parameters (see core/params.make_init:
+        # inspect.signature shows them, positional order included), which hands every value over by keyword;
+        # ``*args`` is here so that type checkers, which cannot see generated constructors, accept positional
+        # arguments too.
         if type(self)._abstract:
             raise AbstractPluginError(
                 f"{type(self).__name__} is an abstract base class - don't instantiate this directly, use its "
                 "subclasses instead."
             )
+        if args:
+            raise TypeError(f"{type(self).__name__}() takes its parameters by keyword (got {len(args)} positional)")
         self._automation: dict[str, Automation] = {}
         self._curves: dict[str, np.ndarray] | None = None
         self._clock = 0
@@ -384,15 +391,37 @@ class Plugin:
                 self._reset_all()
 
     def _iter_tree(self) -> Iterator[Plugin]:
-        yield self
-        for child in self._children():
-            yield from child._iter_tree()
+        """This plugin, then every distinct plugin inside it, depth first. Without recursion (any depth works),
+        and a plugin found in several places is given once (a board holding itself twice per level for 60
+        levels is 2**60 paths, but 61 plugins)."""
+        seen = {id(self)}
+        stack: list[Plugin] = [self]
+        while stack:
+            plugin = stack.pop()
+            yield plugin
+            for child in reversed(plugin._children()):
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append(child)
+
+    def _nesting(self) -> int:
+        """Levels of containers from this plugin down to its deepest plugin (0 for a plugin without children),
+        counted one level at a time, so a plugin shared by many branches is visited once per level. Stops
+        counting past :data:`~stompbox.limits.MAX_NESTING`."""
+        levels, level = 0, [self]
+        while levels <= limits.MAX_NESTING:
+            below = {id(child): child for plugin in level for child in plugin._children()}
+            if not below:
+                break
+            levels, level = levels + 1, list(below.values())
+        return levels
 
     def _locked_tree(self) -> list[Plugin]:
         if not self._children():
             return [self]
+        limits.check_nesting(self._nesting())  # 5,000 nested boards raised RecursionError
         plugins = list(self._iter_tree())
-        if len({id(p) for p in plugins}) != len(plugins):
+        if sum(len(plugin._children()) for plugin in plugins) != len(plugins) - 1:  # a tree: one parent each
             raise DuplicatePluginError(DUPLICATE_ERROR)
         return sorted(plugins, key=id)
 
@@ -606,7 +635,7 @@ class PairedChannels(Plugin):
         if self._format == (sample_rate, num_channels) and self._pairs is not None:
             return False
         self._forget_format()
-        pairs = []
+        pairs: list[Plugin] = []
         for first in range(0, num_channels, 2):
             clone = type(self)()
             self._sync(clone)

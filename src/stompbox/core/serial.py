@@ -20,11 +20,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import reprlib
 from collections.abc import Iterator
 from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._base import limits
 from .._base.atomic import atomic_path
 from .._base.errors import ChainFormatError
 from . import registry
@@ -46,7 +48,7 @@ __all__ = [
 ]
 
 FORMAT_VERSION = 1
-MAX_DEPTH = 64  # nesting of containers in a chain description
+MAX_DEPTH = limits.MAX_NESTING  # nesting of containers in a chain description
 
 
 _SAVE_DIR: ContextVar[Path | None] = ContextVar("stompbox_chain_save_dir", default=None)
@@ -97,6 +99,64 @@ def plugin_class(type_name: str) -> type[Plugin]:
     return cls
 
 
+def _short(data: Any) -> str:
+    """A repr of at most ~80 characters that never formats all of a big (alias-expanded) object."""
+    short = reprlib.Repr()
+    short.maxlevel, short.maxlist, short.maxdict, short.maxstring, short.maxother = 2, 4, 4, 40, 40
+    return short.repr(data)[:80]
+
+
+def _expanded_size(root: Any) -> int:
+    """How many values a composed YAML node becomes once its aliases are expanded (each alias is a shared
+    node: counted once per place it is used, without expanding it); a node containing itself counts as more
+    than any limit. Stops counting past :data:`~stompbox.limits.MAX_CHAIN_NODES`."""
+    import yaml
+
+    sizes: dict[int, int] = {}
+    busy: set[int] = set()
+    stack: list[Any] = [root]
+    while stack:
+        node = stack[-1]
+        if id(node) in sizes:
+            stack.pop()
+            continue
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        else:
+            sizes[id(node)] = 1
+            stack.pop()
+            continue
+        pending = [child for child in children if id(child) not in sizes]
+        if pending and id(node) not in busy:
+            busy.add(id(node))
+            stack.extend(pending)
+            continue
+        if pending:  # reached again while its children are still being counted: it contains itself
+            return limits.MAX_CHAIN_NODES + 1
+        busy.discard(id(node))
+        sizes[id(node)] = min(1 + sum(sizes[id(child)] for child in children), limits.MAX_CHAIN_NODES + 1)
+        stack.pop()
+    return sizes[id(root)]
+
+
+def _load_yaml(text: str) -> Any:
+    """``yaml.safe_load(text)``, refusing a document whose aliases expand past the limit before building it
+    (a 324-byte file of nested aliases took 40 s and 2.5 GB)."""
+    import yaml
+
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        limits.check_chain_nodes(_expanded_size(node))
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
 def to_dict(plugin: Plugin | None) -> dict[str, Any] | None:
     """A JSON-ready description of ``plugin`` (``None`` stays ``None``); see ``Plugin.to_dict``."""
     return None if plugin is None else plugin.to_dict()
@@ -116,7 +176,7 @@ def from_dict(data: Any, _depth: int | None = None) -> Plugin | None:
     if isinstance(data, list):
         data = {"type": "Pedalboard", "plugins": data}
     if not isinstance(data, dict) or "type" not in data:
-        raise ChainFormatError(f"A plugin description must be a dict with a 'type' key (got {data!r:.80}).")
+        raise ChainFormatError(f"A plugin description must be a dict with a 'type' key (got {_short(data)}).")
     cls = plugin_class(str(data["type"]))
     token = _DEPTH.set(depth + 1)
     try:
@@ -162,6 +222,7 @@ def dumps(plugin: Plugin, format: str = "json") -> str:
 
 def loads(text: str) -> Plugin:
     """Plugins from the text of a chain file (JSON or YAML; a bare dict or list of plugins also works)."""
+    limits.check_chain_bytes(len(text))  # (characters: never more than the bytes)
     try:
         document = json.loads(text)
     except RecursionError as exc:
@@ -170,7 +231,7 @@ def loads(text: str) -> Plugin:
         import yaml
 
         try:
-            document = yaml.safe_load(text)
+            document = _load_yaml(text)
         except RecursionError as exc:
             raise ChainFormatError("The chain file is nested too deeply.") from exc
         except yaml.YAMLError as exc:
@@ -219,6 +280,7 @@ def load_chain(path: str | os.PathLike[str]) -> Plugin:
     if isinstance(path, bytes):
         raise TypeError("Chain file paths must be str or os.PathLike, not bytes.")
     source = Path(os.fspath(path))
+    limits.check_chain_bytes(source.stat().st_size)
     text = source.read_text(encoding="utf-8")
     with _relative_to(_LOAD_DIR, source.parent):
         return loads(text)

@@ -151,7 +151,7 @@ class BrickwallLimiter(Plugin, block_invariant=True):
         min_exclusive=True,
         unit="ms",
         doc="release time constant",
-        error="release_ms must be > 0",
+        error="{name} must be > {minimum:g}",
         automatable=True,
     )
     lookahead_ms = Param(
@@ -161,7 +161,7 @@ class BrickwallLimiter(Plugin, block_invariant=True):
         min_exclusive=True,
         unit="ms",
         doc="lookahead and hold time (a change while streaming clears the delay line)",
-        error="lookahead_ms must be in (0, 100]",
+        error="{name} must be in ({minimum:g}, {maximum:g}]",
     )
     true_peak = Param(False, kind=bool, doc="detect inter-sample peaks with a 4x oversampled sidechain")
 

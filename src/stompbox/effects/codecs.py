@@ -181,7 +181,8 @@ class MP3Compressor(PairedChannels, PipelinePlugin):
         minimum=0.0,
         maximum=10.0,
         doc="LAME VBR quality (0 best, 10 smallest)",
-        error="VBR quality must be greater than 0 and less than 10. (Higher numbers are lower quality.)",
+        error="VBR quality must be greater than {minimum:g} and less than {maximum:g}. "
+        "(Higher numbers are lower quality.)",
     )
 
     _pipeline: AlignedPipeline | None = None

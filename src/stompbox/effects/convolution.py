@@ -13,12 +13,13 @@ longer, computed once per whole ``8B``-sample input block (two-level non-uniform
 from __future__ import annotations
 
 import base64
-import math
 import os
 from typing import Any
 
 import numpy as np
 
+from .._base import limits
+from ..core.errors import LayoutError
 from ..core.jit import kernel
 from ..core.params import Param
 from ..core.plugin import Plugin
@@ -211,12 +212,12 @@ class Convolution(Plugin, block_invariant=True):
                     ir = ir.T
             else:
                 raise ValueError(f"The impulse response must be 1-D or 2-D (got {ir.ndim} dimensions).")
-            if ir.shape[1] == 0:
-                raise ValueError("The impulse response is empty.")
+            if ir.size == 0:  # (2, 0) became (0, 2): no channels, and NumPy's zero-size reduction error later
+                raise LayoutError(
+                    f"The impulse response is empty (an array of shape {impulse_response_filename.shape})."
+                )
+            self._ir_rate = limits.check_sample_rate(sample_rate, "sample_rate")
             self._ir = np.ascontiguousarray(ir, np.float32)
-            self._ir_rate = float(sample_rate)
-            if not (math.isfinite(self._ir_rate) and self._ir_rate > 0):
-                raise ValueError(f"sample_rate must be a positive number of Hz (got {sample_rate!r}).")
             self._ir_filename: str | None = None
         elif isinstance(impulse_response_filename, str | os.PathLike):
             path = os.fspath(impulse_response_filename)
@@ -300,6 +301,7 @@ class Convolution(Plugin, block_invariant=True):
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         ir = self._ir
         if sample_rate != self._ir_rate:
+            limits.check_resampling_ratio(self._ir_rate, sample_rate)  # 1 Hz to 44.1 kHz asked for 3.5 GB
             if getattr(self, "_ir_resampling", "pedalboard") == "soxr":
                 import soxr
 

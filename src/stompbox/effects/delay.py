@@ -88,7 +88,7 @@ class Delay(Plugin, block_invariant=True, whole_call=True):
         maximum=MAX_DELAY_SECONDS,
         unit="s",
         doc="delay time",
-        error="Delay (in seconds) must be between 0.0s and 30s.",
+        error="Delay (in seconds) must be between {minimum:.1f}s and {maximum:g}s.",
         per_sample=True,
     )
     feedback = Param(
@@ -96,7 +96,7 @@ class Delay(Plugin, block_invariant=True, whole_call=True):
         minimum=0.0,
         maximum=1.0,
         doc="fraction of the echo fed back into the delay line",
-        error="Feedback must be between 0.0 and 1.0.",
+        error="Feedback must be between {minimum:.1f} and {maximum:.1f}.",
         per_sample=True,
     )
     mix = Param(
@@ -104,7 +104,7 @@ class Delay(Plugin, block_invariant=True, whole_call=True):
         minimum=0.0,
         maximum=1.0,
         doc="wet fraction of the output",
-        error="Mix must be between 0.0 and 1.0.",
+        error="Mix must be between {minimum:.1f} and {maximum:.1f}.",
         per_sample=True,
     )
 

@@ -283,7 +283,7 @@ class Compressor(SidechainInput, _Dynamics):
         1.0,
         minimum=1.0,
         doc="compression ratio (input dB over the threshold per output dB)",
-        error="Compressor ratio must be a value >= 1.0.",
+        error="Compressor ratio must be a value >= {minimum:.1f}.",
         per_sample=True,
     )
     attack_ms = Param(1.0, minimum=0.0, unit="ms", doc="attack time constant", per_sample=True)

@@ -27,8 +27,8 @@ _PI = _F(math.pi)
 #: bilinear-transform prewarping ``tan(pi f / sr)`` is infinite at Nyquist and changes sign above it).
 FIRST_ORDER_MAX_CUTOFF = 0.4999
 
-CUTOFF_ERROR = "Cutoff frequency must be greater than 0Hz."
-Q_ERROR = "Q value must be greater than 0."
+CUTOFF_ERROR = "Cutoff frequency must be greater than {minimum:g}Hz."
+Q_ERROR = "Q value must be greater than {minimum:g}."
 
 
 @kernel

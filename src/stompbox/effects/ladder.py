@@ -292,10 +292,12 @@ class LadderFilter(Plugin, block_invariant=True):
         minimum=0.0,
         maximum=1.0,
         doc="feedback around the ladder",
-        error="Resonance must be between 0.0 and 1.0.",
+        error="Resonance must be between {minimum:.1f} and {maximum:.1f}.",
         automatable=True,
     )
-    drive = Param(1.0, minimum=1.0, doc="input saturation", error="Drive must be greater than 1.0.", automatable=True)
+    drive = Param(
+        1.0, minimum=1.0, doc="input saturation", error="Drive must be greater than {minimum:.1f}.", automatable=True
+    )
 
     # ------------------------------------------------------------------ plugin hooks
     def _prepare(self, sample_rate: float, num_channels: int) -> None:

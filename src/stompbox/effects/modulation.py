@@ -234,7 +234,7 @@ class Chorus(_Modulation):
         maximum=100.0,
         unit="Hz",
         doc="LFO rate",
-        error="Rate must be between 0 Hz and 100 Hz.",
+        error="Rate must be between {minimum:g} Hz and {maximum:g} Hz.",
         automatable=True,
     )
     depth = Param(0.25, minimum=0.0, maximum=1.0, doc="LFO depth (1 sweeps the delay by +-10 ms)", automatable=True)
@@ -254,7 +254,7 @@ class Chorus(_Modulation):
         minimum=0.0,
         maximum=1.0,
         doc="wet fraction of the output",
-        error="Mix must be between 0.0 and 1.0.",
+        error="Mix must be between {minimum:.1f} and {maximum:.1f}.",
         automatable=True,
     )
 
@@ -411,7 +411,10 @@ class Phaser(_Modulation):
         self._counter = 0
         self._gains = np.zeros(0, np.float32)
         top = min(20000.0, 0.49 * sample_rate)
-        self._log_min = F32(np.log10(F32(20.0)))
+        # The sweep spans 20 Hz to `top`. Below 40.8 Hz `top` is under 20 Hz: the sweep then sits at `top`, not
+        # above Nyquist, where tan() gives all-pass gains outside (0, 1) and the filters blow up (pedalboard
+        # 0.9.26 turns finite input into NaN at 8 or 16 Hz this way).
+        self._log_min = F32(np.log10(F32(min(20.0, top))))
         self._log_range = F32(np.log10(F32(top))) - self._log_min
 
     def _reset_state(self) -> None:
@@ -419,7 +422,7 @@ class Phaser(_Modulation):
         self._s1[:] = 0.0
         self._counter = 0
         # before the first update the filters sit at 1 kHz
-        g = F32(math.tan(math.pi * 1000.0 / self._sr))
+        g = F32(math.tan(math.pi * min(1000.0, 0.49 * self._sr) / self._sr))  # (below Nyquist at any rate)
         self._gstate[0] = g / (F32(1.0) + g)
 
     def _update(self) -> None:

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base import limits
 from ..core.jit import kernel
 from ..core.layout import check_ndim, detect_layout
 from ..core.params import Param
@@ -308,7 +309,7 @@ class PitchShift(Plugin, block_invariant=True):
         maximum=MAX_SEMITONES,
         unit="st",
         doc="pitch shift (frequency ratio 2 ** (semitones / 12); content above Nyquist is dropped)",
-        error="Semitones of pitch must be a value between -72st and 72st.",
+        error="Semitones of pitch must be a value between {minimum:g}st and {maximum:g}st.",
     )
 
     #: analysis frames per synthesis hop
@@ -473,11 +474,7 @@ def time_stretch(
     if input_audio.dtype != np.float32:
         raise TypeError(f"time_stretch only accepts float32 audio (got {input_audio.dtype}); use x.astype(np.float32).")
     check_ndim(input_audio)
-    if isinstance(samplerate, bool) or not isinstance(samplerate, int | float | np.floating | np.integer):
-        raise TypeError(f"samplerate must be a number in Hz (got {type(samplerate).__name__}).")
-    rate = float(samplerate)
-    if not (rate > 0.0 and math.isfinite(rate)):
-        raise ValueError(f"samplerate must be a positive, finite number of Hz (got {samplerate!r}).")
+    rate = limits.check_sample_rate(samplerate, "samplerate")
     if input_audio.ndim == 1:
         audio, layout = input_audio[np.newaxis, :], "channels-first"
     else:

@@ -27,15 +27,16 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from .._base import limits
 from ..core.jit import kernel
 from ..core.params import Param
 from ..io.quality import Quality
 from .pipeline_plugin import PipelinePlugin
 
 #: Largest ratio (either way) between the input rate and ``target_sample_rate`` that Resample accepts.
-MAX_RATIO = 4096.0
+MAX_RATIO = limits.MAX_RESAMPLING_RATIO
 #: Largest ``target_sample_rate`` accepted, in Hz.
-MAX_TARGET_RATE = 10_000_000.0
+MAX_TARGET_RATE = limits.MAX_SAMPLE_RATE
 #: Largest input block pushed through a pipeline at once (bounds the memory of the intermediate signal).
 _SUB_BLOCK = 2048
 #: Table resolution of the windowed-sinc kernels, in points per zero crossing.
@@ -392,13 +393,10 @@ class AlignedPipeline:
 
 
 def check_target_rate(target: float, sample_rate: float) -> None:
-    """Raise ``ValueError`` if resampling ``sample_rate`` to ``target`` (Hz) is beyond :data:`MAX_RATIO`."""
-    ratio = max(target / sample_rate, sample_rate / target)
-    if ratio > MAX_RATIO:
-        raise ValueError(
-            f"Resampling from {sample_rate:g} Hz to {target:g} Hz is a ratio of {ratio:.6g}:1; at most "
-            f"{MAX_RATIO:g}:1 is supported."
-        )
+    """Raise ``LimitError`` (a ``ValueError``) if ``target`` (Hz) is outside the sample-rate rule of
+    :mod:`stompbox.limits`, or resampling ``sample_rate`` to it is beyond :data:`MAX_RATIO`."""
+    limits.check_sample_rate(target, "target_sample_rate")
+    limits.check_resampling_ratio(sample_rate, target)
 
 
 # --------------------------------------------------------------------------------------------- plugins

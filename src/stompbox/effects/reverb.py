@@ -139,7 +139,7 @@ class Reverb(PairedChannels, Plugin, block_invariant=True):
         minimum=0.0,
         maximum=1.0,
         doc="size of the room (the comb feedback is 0.7 + 0.28 * room_size)",
-        error="Room Size value must be between 0.0 and 1.0.",
+        error="Room Size value must be between {minimum:.1f} and {maximum:.1f}.",
         automatable=True,
     )
     damping = Param(
@@ -147,7 +147,7 @@ class Reverb(PairedChannels, Plugin, block_invariant=True):
         minimum=0.0,
         maximum=1.0,
         doc="high-frequency damping",
-        error="Damping value must be between 0.0 and 1.0.",
+        error="Damping value must be between {minimum:.1f} and {maximum:.1f}.",
         automatable=True,
     )
     wet_level = Param(
@@ -155,7 +155,7 @@ class Reverb(PairedChannels, Plugin, block_invariant=True):
         minimum=0.0,
         maximum=1.0,
         doc="reverb level",
-        error="Wet Level must be between 0.0 and 1.0.",
+        error="Wet Level must be between {minimum:.1f} and {maximum:.1f}.",
         automatable=True,
     )
     dry_level = Param(
@@ -163,7 +163,7 @@ class Reverb(PairedChannels, Plugin, block_invariant=True):
         minimum=0.0,
         maximum=1.0,
         doc="dry signal level",
-        error="Dry Level must be between 0.0 and 1.0.",
+        error="Dry Level must be between {minimum:.1f} and {maximum:.1f}.",
         automatable=True,
     )
     width = Param(
@@ -171,7 +171,7 @@ class Reverb(PairedChannels, Plugin, block_invariant=True):
         minimum=0.0,
         maximum=1.0,
         doc="stereo width",
-        error="Width value must be between 0.0 and 1.0.",
+        error="Width value must be between {minimum:.1f} and {maximum:.1f}.",
         automatable=True,
     )
     freeze_mode = Param(
@@ -179,7 +179,7 @@ class Reverb(PairedChannels, Plugin, block_invariant=True):
         minimum=0.0,
         maximum=1.0,
         doc="at 0.5 or above, hold the current sound forever and take no new input",
-        error="Freeze Mode value must be between 0.0 and 1.0.",
+        error="Freeze Mode value must be between {minimum:.1f} and {maximum:.1f}.",
     )
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:

@@ -87,12 +87,13 @@ def load_in_process(
     errors = []
     for cls in candidates:
         try:
-            return cls(
+            plugin: ExternalPlugin = cls(
                 path_to_plugin_file,
                 parameter_values=parameter_values,
                 plugin_name=plugin_name,
                 initialization_timeout=initialization_timeout,
             )
+            return plugin
         except ImportError as e:
             errors.append(f"{cls.__name__}: {e}")
     names = ", ".join(c.__name__ for c in candidates)

@@ -24,10 +24,11 @@ _LAZY: dict[str, str] = {
     "ChannelConvertedReadableAudioFile": ".channels",
     "StreamResampler": ".stream_resampler",
     "Quality": ".quality",
-    "AudioStream": ".stream",
-    "AudioDeviceError": ".stream",
-    "play_file": ".stream",
-    "record_to_file": ".stream",
+    # live audio (stompbox.live, above the effects: a stream runs a Pedalboard); this is its public path
+    "AudioStream": "..live.stream",
+    "AudioDeviceError": "..live.stream",
+    "play_file": "..live.stream",
+    "record_to_file": "..live.stream",
 }
 
 __all__ = [

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal, overload
 
 import numpy as np
 
-from .._base import atomic, jit
+from .._base import atomic, jit, limits
 from .._base.atomic import AtomicWrite
 from .._base.channels import layout_name
 from .._base.errors import LayoutError
@@ -114,9 +114,12 @@ def _interleave(rows: np.ndarray, out: np.ndarray) -> None:
 def _release(handle: int) -> None:
     """Close ``handle`` (the file a write replaced) on the I/O helper thread: freeing a large file's blocks takes
     longer than writing a small one."""
-    from .helper_thread import helper
+    try:
+        from .helper_thread import helper
 
-    helper().submit(os.close, handle)
+        helper().submit(os.close, handle)
+    except RuntimeError:  # the interpreter is shutting down (a writer finished at exit): close it here
+        os.close(handle)
 
 
 _OPEN_WRITERS: weakref.WeakSet[WriteableAudioFile] = weakref.WeakSet()
@@ -127,7 +130,10 @@ def _finish_at_exit() -> None:
     program is ending on an uncaught exception (its output would be cut short wherever the exception hit)."""
     died = getattr(sys, "last_value", None) is not None or getattr(sys, "last_exc", None) is not None
     for writer in list(_OPEN_WRITERS):
-        writer._dropped(discard=died)
+        try:
+            writer._dropped(discard=died)
+        except Exception as exc:  # noqa: BLE001 - one failure must not keep the others from finishing
+            print(f"stompbox: could not finish {writer._path or 'an audio file'} at exit: {exc}", file=sys.stderr)
 
 
 atexit.register(_finish_at_exit)
@@ -228,6 +234,7 @@ class AudioFile(metaclass=_AudioFileMeta):
             quality: str | float | None = None,
             format: str | None = None,
             codec_options: dict[Any, Any] | None = None,
+            tags: dict[str, Any] | None = None,
         ) -> WriteableAudioFile: ...
 
         def __new__(cls, *args: Any, **kwargs: Any) -> Any: ...
@@ -408,10 +415,11 @@ class ReadableAudioFile(AudioFile, AudioReader):
         """The layout of the channels, named as FFmpeg names it: ``"mono"``, ``"stereo"``, ``"5.1"``,
         ``"5.1(side)"``, ``"7.1"``... (``ffmpeg -layouts`` lists them). It is what the file states (a WAV/CAF
         channel mask, an M4A's channel configuration) or the layout its format fixes for the channel count
-        (FLAC, Ogg Vorbis, Opus). Speakers without a standard name are joined by "+" (``"FL+FR+LFE"``), and a
-        file that states no speakers for 3 or more channels gives ``"N channels"``. Channels are always read in
-        this layout's order, WAV's (FL, FR, FC, LFE, BL, BR, FLC, FRC, BC, SL, SR), whatever the file's own
-        order (Vorbis and Opus put the centre second and the LFE last)."""
+        (FLAC, Ogg Vorbis, Opus). Speakers without a standard name are listed as FFmpeg lists them
+        (``"3 channels (FL+FR+SL)"``), and a file that states no speakers for 3 or more channels gives
+        ``"N channels"``. Channels are always read in this layout's order, WAV's (FL, FR, FC, LFE, BL, BR, FLC,
+        FRC, BC, SL, SR), whatever the file's own order (Vorbis and Opus put the centre second and the LFE
+        last)."""
         layout = self._decoder.channel_layout
         return layout if layout else layout_name(0, self.num_channels)
 
@@ -576,15 +584,14 @@ class WriteableAudioFile(AudioFile):
         if isinstance(num_channels, bool) or not isinstance(num_channels, numbers.Integral):
             raise TypeError(f"num_channels must be an integer (got {num_channels!r}).")
         channels = int(num_channels)
-        if rate <= 0:
-            raise ValueError(f"samplerate must be positive (got {rate}).")
-        if channels < 1:
-            raise ValueError(f"num_channels must be at least 1 (got {channels}).")
-        if rate < 1000 and channels > 1000:
+        if 0 < rate < 1000 and channels > 1000:
             raise ValueError(
                 f"samplerate={rate} and num_channels={channels} look swapped: try reversing the order of these "
                 "arguments."
             )
+        limits.check_sample_rate(rate, "samplerate")  # (AIFF misread 2**31 - 1 Hz; WAV past 2**31 was unreadable)
+        if channels < 1:
+            raise ValueError(f"num_channels must be at least 1 (got {channels}).")
         path, file = _path_or_file(path_or_file)
         if format is not None:
             key = formats.format_from_name(format)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .channel_order import from_vorbis, is_vorbis_order, sndfile_layout, to_vorbis
+from .channel_order import ffmpeg_layout, from_vorbis, is_vorbis_order, sndfile_layout, to_vorbis
 from .errors import AudioFileError, AudioWriteError, CorruptAudioError, TruncatedAudioWarning, UnsupportedFormatError
 from .ogg_pages import MAX_PAGE, OggSerialRewriter, last_page_span
 
@@ -191,6 +191,8 @@ class SoundfileDecoder(Decoder):
         self.position = 0
         self.file_dtype = PCM_DTYPES.get(self.subtype, "float32")
         self.channel_layout = sndfile_layout(info, self.format_name, self.subtype, self._flac_head(source))
+        if self.format_name in ("AIFF", "CAF") and self.num_channels > 2:  # their layout tags, as FFmpeg reads them
+            self.channel_layout = ffmpeg_layout(source) or self.channel_layout
         self._vorbis_order = is_vorbis_order(self.subtype, self.num_channels)  # read in Vorbis order: reorder
         if self.format_name in ("WAV", "WAVEX", "RF64", "W64") and self.subtype in ("ULAW", "ALAW"):
             self.file_dtype = "float32"
@@ -345,7 +347,7 @@ class SoundfileDecoder(Decoder):
             "the damage (stompbox does not skip it without a word)."
         )
 
-    def _read_to_junk(self, n: int, dtype: str, failure: type[Exception] = _TrailingJunk) -> np.ndarray:
+    def _read_to_junk(self, n: int, dtype: str) -> np.ndarray:
         """Up to ``n`` frames from ``position`` up to where mpg123 gave up on junk after an MP3's last frame (a
         Lyrics3 tag, appended bytes): the audio ends there, as in pedalboard. libsndfile drops what a failing
         read had decoded, so the frames before the junk are decoded again from a seek, 16 at a time, and the
@@ -360,7 +362,7 @@ class SoundfileDecoder(Decoder):
             while done < n:
                 try:
                     block = self._read_frames(min(step, n - done), dtype)
-                except failure:
+                except _TrailingJunk:
                     junk = True
                     break
                 if block.shape[0] == 0:
@@ -843,7 +845,7 @@ class AvDecoder(Decoder):
                 return int(2 * self._container.size / self.num_channels), False
             return frames, exact
         if self._container.duration is not None and self._container.duration > 0:  # microseconds, an estimate
-            frames = int(self._container.duration * self.samplerate / 1_000_000)
+            frames = int(min(self._container.duration * self.samplerate / 1_000_000, self._frames_possible()))
             if self.format_name not in UNTIMED_FORMATS:  # a container's header (Matroska's Duration), not a guess
                 self._declared = frames
             return frames, False
@@ -1037,8 +1039,20 @@ def warn_truncated(decoder: Any, end: int, detail: str = "") -> None:
         f"{decoder._name}: the audio data ends at frame {end}, {declared}: the file is truncated. Reading the "
         "audio that is present.",
         TruncatedAudioWarning,
-        stacklevel=5,
+        stacklevel=_caller_level(),
     )
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first caller outside stompbox (the user's line that opened or read the file)."""
+    import sys
+
+    frame = sys._getframe(2)  # warn_truncated's caller
+    level = 2
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("stompbox"):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 class _FinalError(UnsupportedFormatError):
@@ -1578,12 +1592,17 @@ class AvEncoder(Encoder):
         # interleaved (PyAV converts to the encoder's planar format): PyAV's planar frames of 8 channels have a
         # ninth plane, and from_ndarray failed on it
         data = np.ascontiguousarray(block, dtype=np.float32).reshape(1, -1)
+        if not np.isfinite(data).all():  # FFmpeg's AAC encoder refuses NaN (av.error.ArgumentError): as MP3
+            data = np.nan_to_num(data, nan=0.0, posinf=1.0, neginf=-1.0)  # does, silence and full scale
         frame = self._av.AudioFrame.from_ndarray(data, format="flt", layout=self._layout)
         frame.sample_rate = self._rate
         frame.pts = self._pts
         self._pts += block.shape[0]
-        for packet in self._stream.encode(frame):
-            self._container.mux(packet)
+        try:
+            for packet in self._stream.encode(frame):
+                self._container.mux(packet)
+        except self._av.error.FFmpegError as exc:  # never PyAV's own exception type
+            raise AudioWriteError(f"Unable to write data to audio file: {exc}") from exc
 
     def close(self) -> None:
         try:
@@ -1594,6 +1613,8 @@ class AvEncoder(Encoder):
             self._container.close()
             if self._owned is not None:
                 self._owned.flush()
+        except self._av.error.FFmpegError as exc:  # never PyAV's own exception type
+            raise AudioWriteError(f"Unable to write data to audio file: {exc}") from exc
         finally:
             if self._owned is not None:
                 self._owned.close()

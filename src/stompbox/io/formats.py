@@ -6,12 +6,14 @@ turned into the settings of the encoder behind the format.
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
 import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .._base import limits
 from .._base.enums import PedalboardEnum
 from .errors import UnsupportedFormatError
 
@@ -124,14 +126,14 @@ def check_codec_options(format: str, options: Any) -> None:
             raise TypeError(f"Unknown codec option {key!r}; expected a WriteableAudioFileFlag ({valid}).")
         if format != "mp3":
             encoder = format.upper()
-            raise ValueError(
+            raise UnsupportedFormatError(
                 f"The codec option {name} is not supported by the {encoder} file encoder. The {encoder} file "
                 "encoder does not support any codec options."
             )
         if not isinstance(value, bool):
-            raise ValueError(f"{name} expects a bool value.")
+            raise UnsupportedFormatError(f"{name} expects a bool value.")
         if not value:
-            raise ValueError(
+            raise UnsupportedFormatError(
                 "stompbox's MP3 encoder (LAME through lameenc) cannot turn the bit reservoir off: "
                 "Mp3EnableBitReservoir=False is not supported."
             )
@@ -164,10 +166,15 @@ def _kbps(quality: Any) -> float | None:
     """A bitrate in kbps from 128, 128.0, "128" or "128 kbps"; None if it is not one."""
     if isinstance(quality, bool):
         return None
-    if isinstance(quality, numbers.Real):
-        return float(quality)
+    if isinstance(quality, numbers.Real):  # NaN, infinities and ints too large for a float are not bitrates
+        try:
+            value = float(quality)
+        except OverflowError:
+            return None
+        return value if math.isfinite(value) else None
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(?:kbps|kbit/s|k)?\s*", str(quality), re.IGNORECASE)
-    return float(match.group(1)) if match else None
+    value = float(match.group(1)) if match else math.nan
+    return value if math.isfinite(value) else None
 
 
 def _word(quality: Any) -> str:
@@ -176,6 +183,13 @@ def _word(quality: Any) -> str:
 
 def settings(format: str, bit_depth: int, quality: Any, samplerate: int, num_channels: int) -> EncoderSettings:
     """Validate a write request and return the encoder settings (``ValueError`` says what is valid)."""
+    if format in limits.MAX_CHANNELS_OF_FORMAT:
+        limits.check_channels(num_channels, format)
+    if isinstance(quality, numbers.Integral) and not isinstance(quality, bool) and abs(quality) > 1 << 32:
+        # no format has such a setting, and Python will not even print one of over 4300 digits
+        raise UnsupportedFormatError(
+            f"{format} quality must be a known setting (got an integer of {quality.bit_length()} bits)."
+        )
     if format in ("wav", "aiff"):
         return _pcm_settings(format, bit_depth, quality, samplerate)
     if format == "flac":
@@ -197,11 +211,11 @@ def settings(format: str, bit_depth: int, quality: Any, samplerate: int, num_cha
 def _pcm_settings(format: str, bit_depth: int, quality: Any, samplerate: int) -> EncoderSettings:
     name = format.upper()
     if not _blank(quality) and _word(quality) not in ("fastest", "slowest", "best", "worst"):
-        raise ValueError(f"{name} files do not accept quality settings.")
+        raise UnsupportedFormatError(f"{name} files do not accept quality settings.")
     subtypes = {8: ("PCM_S8" if format == "aiff" else "PCM_U8", "int8"), 16: ("PCM_16", "int16"),
                 24: ("PCM_24", "int24"), 32: ("FLOAT", "float32"), 64: ("DOUBLE", "float64")}  # fmt: skip
     if bit_depth not in subtypes:
-        raise ValueError(
+        raise UnsupportedFormatError(
             f"{name} files support bit_depth 8, 16, 24, 32 (32-bit float) or 64 (64-bit float); got {bit_depth}. "
             "For 32-bit integer samples pass bit_depth='int32'."
         )
@@ -211,11 +225,9 @@ def _pcm_settings(format: str, bit_depth: int, quality: Any, samplerate: int) ->
 
 def _flac_settings(bit_depth: int, quality: Any, samplerate: int, num_channels: int) -> EncoderSettings:
     if bit_depth not in (16, 24):
-        raise ValueError(f"FLAC files support bit depths of 16, 24 (got {bit_depth}).")
-    if num_channels > 8:
-        raise ValueError(f"Unable to create FLAC file writer: FLAC supports at most 8 channels (got {num_channels}).")
+        raise UnsupportedFormatError(f"FLAC files support bit depths of 16, 24 (got {bit_depth}).")
     if samplerate > 655350 or (samplerate >= 65536 and samplerate % 10):
-        raise ValueError(
+        raise UnsupportedFormatError(
             f"FLAC does not support a sample rate of {samplerate} Hz: use a rate below 65536 Hz or a multiple of 10 "
             "up to 655350 Hz (common rates: 8000, 16000, 22050, 44100, 48000, 88200, 96000, 176400, 192000)."
         )
@@ -224,9 +236,11 @@ def _flac_settings(bit_depth: int, quality: Any, samplerate: int, num_channels: 
     else:
         word = _word(quality)
         aliases = {"default": 5, "high": 8, "best": 8, "slowest": 8, "fastest": 0, "worst": 0}
-        level_text = re.match(r"^(\d+)", word)
+        level_text = re.match(r"^(\d{1,4})(?!\d)", word)
         if word in aliases:
             level = aliases[word]
+        elif isinstance(quality, numbers.Integral) and not isinstance(quality, bool):
+            level = int(quality)
         elif isinstance(quality, numbers.Real) and not isinstance(quality, bool) and float(quality).is_integer():
             level = int(quality)
         elif level_text:
@@ -234,14 +248,16 @@ def _flac_settings(bit_depth: int, quality: Any, samplerate: int, num_channels: 
         else:
             level = -1
         if not 0 <= level <= 8:
-            raise ValueError(f"FLAC quality must be a compression level from 0 (fastest) to 8 (best); got {quality!r}.")
+            raise UnsupportedFormatError(
+                f"FLAC quality must be a compression level from 0 (fastest) to 8 (best); got {quality!r}."
+            )
     name = FLAC_NAMES.get(level, str(level))
     return EncoderSettings("flac", f"PCM_{bit_depth}", name, f"int{bit_depth}", compression_level=level / 8)
 
 
 def _vorbis_settings(quality: Any, samplerate: int) -> EncoderSettings:
     if samplerate > 200000:
-        raise ValueError(f"Ogg Vorbis supports sample rates up to 200000 Hz (got {samplerate}).")
+        raise UnsupportedFormatError(f"Ogg Vorbis supports sample rates up to 200000 Hz (got {samplerate}).")
     word = "" if _blank(quality) else _word(quality)
     if word in ("", "best", "slowest"):
         kbps = 500.0
@@ -251,7 +267,7 @@ def _vorbis_settings(quality: Any, samplerate: int) -> EncoderSettings:
         value = _kbps(quality)
         if value is None or value not in VORBIS_KBPS:
             valid = ", ".join(f"{k} kbps" for k in VORBIS_KBPS)
-            raise ValueError(f"Ogg Vorbis quality must be one of {valid} (got {quality!r}).")
+            raise UnsupportedFormatError(f"Ogg Vorbis quality must be one of {valid} (got {quality!r}).")
         kbps = value
     index = VORBIS_KBPS.index(int(kbps))  # Vorbis quality q0..q10 has these nominal bitrates
     return EncoderSettings("ogg", "VORBIS", f"{int(kbps)} kbps", "float32", compression_level=1.0 - index / 10)
@@ -259,13 +275,13 @@ def _vorbis_settings(quality: Any, samplerate: int) -> EncoderSettings:
 
 def _opus_settings(quality: Any, samplerate: int) -> EncoderSettings:
     if samplerate not in OPUS_RATES:
-        raise ValueError(
+        raise UnsupportedFormatError(
             f"Opus supports only {', '.join(map(str, OPUS_RATES))} Hz (got {samplerate} Hz). Resample first, e.g. "
             "AudioFile(path).resampled_to(48000), or `stompbox convert IN OUT.opus --samplerate 48000`."
         )
     kbps = 128.0 if _blank(quality) else _kbps(quality)
     if kbps is None or not 6 <= kbps <= 510:
-        raise ValueError(f"Opus quality must be a bitrate from 6 to 510 kbps (got {quality!r}).")
+        raise UnsupportedFormatError(f"Opus quality must be a bitrate from 6 to 510 kbps (got {quality!r}).")
     return EncoderSettings(
         "opus", "OPUS", f"{kbps:g} kbps", "float32", compression_level=min(0.999, max(0.0, (510 - kbps) / 504))
     )
@@ -281,25 +297,23 @@ def _mp3_limits(samplerate: int) -> tuple[int, int]:
 
 def _mp3_settings(quality: Any, samplerate: int, num_channels: int) -> EncoderSettings:
     if samplerate not in MP3_RATES:
-        raise ValueError(
+        raise UnsupportedFormatError(
             f"MP3 supports sample rates of {', '.join(map(str, MP3_RATES))} Hz (got {samplerate} Hz). Resample first."
         )
-    if num_channels not in (1, 2):
-        raise ValueError(f"Unable to create MP3 writer: MP3 supports 1 or 2 channels (got {num_channels}).")
     word = "" if _blank(quality) else _word(quality)
     aliases = {"best": 0, "slowest": 0, "normal": 4, "smallest": 9, "worst": 9, "fastest": 9}
     vbr = re.fullmatch(r"v(\d+)(?:\s*\(.*\))?", word)
     if word in aliases or vbr:
         level = aliases[word] if word in aliases else int(vbr.group(1))  # type: ignore[union-attr]
         if not 0 <= level <= 9:
-            raise ValueError(_mp3_quality_error(quality))
+            raise UnsupportedFormatError(_mp3_quality_error(quality))
         return EncoderSettings(
             "mp3", "MPEG_LAYER_III", MP3_VBR_NAMES.get(level, f"V{level}"), "float32",
             compression_level=level / 10, bitrate_mode="VARIABLE",  # libsndfile: LAME's VBR quality = 10 x this
         )  # fmt: skip
     kbps = 320.0 if word == "" else _kbps(quality)
     if kbps is None or int(kbps) not in MP3_CBR_KBPS or kbps != int(kbps):
-        raise ValueError(_mp3_quality_error(quality))
+        raise UnsupportedFormatError(_mp3_quality_error(quality))
     # Each MPEG version has its own bitrates: below 32 kHz (MPEG-2 and 2.5), a higher rate is clamped to the
     # highest one, as pedalboard's LAME does (its quality still names the rate asked for: "320 kbps").
     low, high = _mp3_limits(samplerate)
@@ -321,12 +335,10 @@ def _aac_settings(quality: Any, samplerate: int, num_channels: int) -> EncoderSe
     if _word(quality) in ("worst", "fastest"):
         kbps = 64.0
     if kbps is None or not 16 <= kbps <= 512:
-        raise ValueError(f"AAC (M4A) quality must be a bitrate from 16 to 512 kbps (got {quality!r}).")
-    if num_channels > 8:
-        raise ValueError(f"AAC supports at most 8 channels (got {num_channels}).")
+        raise UnsupportedFormatError(f"AAC (M4A) quality must be a bitrate from 16 to 512 kbps (got {quality!r}).")
     if samplerate not in AAC_RATES:  # FFmpeg's encoder failed only at the first write, with its own error
         rates = ", ".join(str(rate) for rate in AAC_RATES)
-        raise ValueError(
+        raise UnsupportedFormatError(
             f"AAC (M4A) files can only be written at {rates} Hz (got {samplerate} Hz): resample first, e.g. with "
             "resampled_to()."
         )

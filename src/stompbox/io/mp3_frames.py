@@ -80,7 +80,7 @@ def _audio_start(data: bytes) -> int:
 
 def audio_resumes_after_damage(data: bytes) -> bool:
     """Whether the MP3 ``data`` has a chain of frames after a place where its chain breaks: damage in the middle
-    of the audio, not junk at its end. Walks frame by frame from the first chain (about a microsecond a
+    of the audio, not junk at its end. Walks frame by frame from the first chain (a few microseconds a
     frame)."""
     at = _next_chain(data, _audio_start(data))
     if at < 0:

@@ -84,7 +84,7 @@ class AudioReader:
     frames: int
     closed: bool
 
-    def read(self, num_frames: int = 0) -> np.ndarray:
+    def read(self, num_frames: int) -> np.ndarray:
         """Read up to ``num_frames`` frames as float32 ``(num_channels, n)``; ``(num_channels, 0)`` at the end."""
         raise NotImplementedError
 
@@ -103,7 +103,7 @@ class AudioReader:
     @property
     def duration(self) -> float:
         """Length in seconds (``frames / samplerate``)."""
-        return self.frames / self.samplerate
+        return float(self.frames / self.samplerate)
 
     def seekable(self) -> bool:
         """Whether :meth:`seek` works."""

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import soxr
 
+from .._base import limits
 from .channels import WrappedReader
 from .quality import SOXR_RECIPE, Quality, coerce_quality
 from .reader import check_num_frames
@@ -34,7 +35,8 @@ from .stream_resampler import _filter_delay, check_sample_rate, nice_rate
 __all__ = ["ResampledReadableAudioFile", "resampled_length"]
 
 _SEGMENT = 1 << 17  # input frames per segment (rounded to the ratio's period)
-_CHUNK = 1 << 14  # input frames per read from the wrapped file
+_CHUNK = 1 << 14  # input frames per read from the wrapped file (fewer when upsampling by more than 64:1)
+_CHUNK_OUTPUT = 1 << 20  # most output frames one read of the wrapped file is resampled into
 
 
 def _exact(rate: float) -> Fraction:
@@ -82,6 +84,7 @@ class ResampledReadableAudioFile(WrappedReader):
         self._quality = coerce_quality(resampling_quality)
         self._recipe = SOXR_RECIPE[self._quality]
         self._source_rate = check_sample_rate(audio_file.samplerate, "source sample rate")
+        limits.check_resampling_ratio(self._source_rate, self._target)
         self._channels = int(audio_file.num_channels)
         ratio = _exact(self._target) / _exact(self._source_rate)  # output frames per input frame
         self._num, self._den = ratio.numerator, ratio.denominator  # den input frames -> num output frames
@@ -89,6 +92,8 @@ class ResampledReadableAudioFile(WrappedReader):
         self._preroll = self._den * math.ceil(reach / self._den)
         self._segment = self._den * max(1, round(_SEGMENT / self._den))
         self._segment_out = self._segment * self._num // self._den
+        # a 4096:1 upsampler turns 16384 frames into 67 M: read less at a time, so memory stays bounded
+        self._chunk = max(1, min(_CHUNK, _CHUNK_OUTPUT * self._den // self._num))
         self._pos = 0  # output position (tell)
         self._pending: np.ndarray | None = None  # (C, m) outputs starting at self._pos
         self._seg: int | None = None  # segment whose stream is running
@@ -264,9 +269,9 @@ class ResampledReadableAudioFile(WrappedReader):
         else:
             if self._file.tell() != self._src_pos:  # someone moved the wrapped file: put it back
                 self._file.seek(self._src_pos)
-            chunk = self._file.read(_CHUNK)
+            chunk = self._file.read(self._chunk)
             self._src_pos += chunk.shape[1]
-            last = chunk.shape[1] < _CHUNK
+            last = chunk.shape[1] < self._chunk
             if last:
                 self._src_end = self._src_pos
         n = chunk.shape[1]

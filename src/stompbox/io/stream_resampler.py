@@ -3,25 +3,21 @@
 from __future__ import annotations
 
 import functools
-import math
 from typing import Any
 
 import numpy as np
 import soxr
 
+from .._base import limits
 from .quality import SOXR_RECIPE, Quality, coerce_quality
 
 __all__ = ["StreamResampler", "check_sample_rate", "nice_rate"]
 
 
 def check_sample_rate(value: Any, what: str = "sample rate") -> float:
-    """Return ``value`` as a float if it is a finite rate > 0 Hz, else raise ``ValueError`` (``TypeError``)."""
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise TypeError(f"The {what} must be a number (in Hz), not {type(value).__name__}.")
-    rate = float(value)
-    if not math.isfinite(rate) or rate <= 0:
-        raise ValueError(f"The {what} must be a finite number of Hz greater than 0 (got {value!r}).")
-    return rate
+    """``value`` as a float if it is a rate within :mod:`stompbox.limits`' range, else ``LimitError`` (a
+    ``ValueError``; ``TypeError`` for a non-number)."""
+    return limits.check_sample_rate(value, f"The {what}")
 
 
 def nice_rate(rate: float) -> int | float:
@@ -34,7 +30,8 @@ def _filter_delay(source: float, target: float, recipe: str) -> float:
     """soxr's delay in input samples, as its ``delay()`` reports it once the stream runs (measured once,
     cached): about the filter's half-length, which bounds how far a seek's pre-roll must reach back."""
     probe = soxr.ResampleStream(source, target, 1, "float32", recipe)
-    probe.resample_chunk(np.zeros(1 << 16, np.float32))
+    # 64 k input samples, or fewer when upsampling by more than 64:1, so the probe's output stays at 4 M
+    probe.resample_chunk(np.zeros(max(1 << 10, min(1 << 16, int((1 << 22) * source / target))), np.float32))
     return float(probe.delay()) * source / target
 
 
@@ -73,9 +70,10 @@ class StreamResampler:
     Parameters
     ----------
     source_sample_rate : float
-        Rate of the input, in Hz (finite, > 0; fractional rates are allowed).
+        Rate of the input, in Hz (1 Hz to 10 MHz; fractional rates are allowed).
     target_sample_rate : float
-        Rate of the output, in Hz (finite, > 0).
+        Rate of the output, in Hz (1 Hz to 10 MHz, at most 4096 times above or below the input's; see
+        :mod:`stompbox.limits`).
     num_channels : int
         Number of channels of every chunk (>= 1).
     quality : Quality
@@ -99,6 +97,7 @@ class StreamResampler:
     ) -> None:
         self._source = check_sample_rate(source_sample_rate, "source sample rate")
         self._target = check_sample_rate(target_sample_rate, "target sample rate")
+        limits.check_resampling_ratio(self._source, self._target)
         if isinstance(num_channels, bool) or not isinstance(num_channels, int | np.integer):
             raise TypeError(f"num_channels must be an int, not {type(num_channels).__name__}.")
         if num_channels < 1:

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from .._base import limits
 from .backends import Encoder
 from .channel_order import WAV_MASKS
 from .errors import AudioWriteError
@@ -45,7 +46,7 @@ _LIMIT = 0xFFFFFFFF
 #: chunk). Tests lower it to check the conversion without writing 4 GiB.
 _RF64_OVER = _LIMIT
 _MOVE_STEP = 1 << 20  # bytes moved at a time to make room for the ds64 chunk
-MAX_CHANNELS = 1024  # libsndfile's limit: it neither writes nor reads WAV files with more
+MAX_CHANNELS = limits.MAX_CHANNELS_OF_FORMAT["wav"]  # libsndfile neither writes nor reads WAV files with more
 _CHANNEL_MASKS = WAV_MASKS  # 3.0, quad, 5.0, 5.1, 6.1, 7.1 (as FFmpeg writes them); 0 (unassigned) beyond 8
 
 
@@ -79,11 +80,7 @@ class WavEncoder(Encoder):
         return type(target) in plain or not seekable_target(target)
 
     def __init__(self, target: Any, subtype: str, samplerate: int, num_channels: int) -> None:
-        if num_channels > MAX_CHANNELS:
-            raise ValueError(
-                f"Unable to create WAV writer: WAV files are written with at most {MAX_CHANNELS} channels (got "
-                f"{num_channels}), as libsndfile reads them."
-            )
+        limits.check_channels(num_channels, "wav")  # also checked by formats.settings; this writer is public too
         if not 0 < int(samplerate) <= _LIMIT:
             raise ValueError(f"Unable to create WAV writer: a WAV header holds sample rates up to {_LIMIT} Hz.")
         from .backends import seekable_target

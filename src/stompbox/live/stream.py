@@ -21,7 +21,7 @@ one second, instead of blocking forever. Input frames that the reader did not co
 ``dropped_input_frame_count``; output blocks that ran dry while :meth:`write` was feeding are counted in
 ``output_underrun_frame_count``.
 
-The device layer is miniaudio (see :mod:`stompbox.io.stream_miniaudio`).
+The device layer is miniaudio (see :mod:`stompbox.live.device`).
 """
 
 from __future__ import annotations
@@ -36,8 +36,10 @@ from typing import Any
 
 import numpy as np
 
+from .._base.channels import convert_channels
 from .._base.errors import AudioDeviceError
-from . import stream_miniaudio as _ma
+from .._base.layout import detect_layout
+from . import device as _ma
 
 __all__ = ["AudioStream", "AudioDeviceError", "record_to_file", "play_file"]
 
@@ -106,19 +108,11 @@ class _Ring:
 
 
 def _map_channels(block: np.ndarray, channels: int) -> np.ndarray:
-    """``block`` (c, n) with ``channels`` rows: mono is copied to every channel, many-to-mono is averaged,
-    otherwise channels are dropped or filled with silence."""
-    have = block.shape[0]
-    if have == channels:
+    """``block`` (c, n) with ``channels`` rows, by stompbox's one channel rule (:mod:`stompbox._base.channels`):
+    mono is copied to every channel, more channels are downmixed as FFmpeg does, missing speakers are silent."""
+    if block.shape[0] == channels:
         return block
-    out = np.zeros((channels, block.shape[1]), np.float32)
-    if have == 1:
-        out[:] = block
-    elif channels == 1:
-        out[0] = block.mean(axis=0)
-    else:
-        out[: min(have, channels)] = block[: min(have, channels)]
-    return out
+    return convert_channels(np.asarray(block, np.float32), channels)
 
 
 def _as_channels_first(audio: np.ndarray, channels: int) -> np.ndarray:
@@ -129,10 +123,9 @@ def _as_channels_first(audio: np.ndarray, channels: int) -> np.ndarray:
     if array.ndim == 1:
         array = array[None, :]
     elif array.ndim == 2:
-        rows, cols = array.shape
-        if rows not in (1, channels) and cols in (1, channels):
-            array = array.T
-        elif rows > cols and cols in (1, channels):
+        # stompbox's layout rule (stompbox._base.layout): the device's channel count wins, else the smaller
+        # dimension is the channels; a square array that is not the device's channels is ambiguous (an error)
+        if detect_layout(array.shape, ("channels-first", channels)) == "channels-last":
             array = array.T
     else:
         raise ValueError(f"Number of input dimensions must be 1 or 2 (got {array.ndim}).")
@@ -720,7 +713,7 @@ class AudioStream(metaclass=_StreamMeta):
 @contextlib.contextmanager
 def _reader(path: str | os.PathLike[str]) -> Iterator[Any]:
     try:
-        from . import AudioFile  # type: ignore[attr-defined]
+        from ..io import AudioFile
     except ImportError:
         AudioFile = None  # noqa: N806
     if hasattr(path, "read") and hasattr(path, "samplerate"):  # an open reader (the caller closes it)
@@ -754,7 +747,7 @@ def _writer(
     path: str | os.PathLike[str], sample_rate: float, channels: int, bit_depth: int = 16, format: str | None = None
 ) -> Iterator[Any]:
     try:
-        from . import AudioFile  # type: ignore[attr-defined]
+        from ..io import AudioFile
     except ImportError:
         AudioFile = None  # noqa: N806
     if AudioFile is not None:
