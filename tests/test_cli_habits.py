@@ -114,3 +114,21 @@ def test_json_is_one_shape_for_info_and_loudness(tmp_path, capsys):
         assert "error" in records[1] and "error" not in records[0]
         assert records[0]["samplerate"] == 48000 and records[0]["num_channels"] == 2
         assert records[0]["frames"] == 48000 and records[0]["duration"] == pytest.approx(1.0)
+
+
+def test_effects_listing_is_plain_text_and_documents_every_argument(capsys):
+    assert main(["effects"]) == 0
+    text = capsys.readouterr().out
+    assert "``" not in text and ":mod:" not in text  # reST markup is for the API docs, not a terminal
+    assert main(["effects", "--json", "convolution"]) == 0
+    (entry,) = json.loads(capsys.readouterr().out)
+    docs = {p["name"]: p["doc"] for p in entry["parameters"]}
+    assert "soxr" in docs["ir_resampling"]  # not "constructor argument"
+
+
+def test_an_audio_file_given_as_a_chain_is_a_one_line_usage_error(tmp_path, capsys):
+    src = tmp_path / "in.wav"
+    with AudioFile(str(src), "w", 44100, 1) as f:
+        f.write(np.full(441, 0.25, np.float32))
+    assert main(["render", str(src), str(tmp_path / "o.wav"), "--chain", str(src)]) == 2
+    assert capsys.readouterr().err == f"stompbox: error: {src}: not a chain file (a chain is JSON or YAML text)\n"

@@ -199,3 +199,16 @@ def test_convert_from_a_real_pipe_to_a_file(tone, tmp_path):
 def test_empty_and_terminal_stdin_are_one_line_errors():
     done = _run("convert", "-", "-", input=b"")
     assert done.returncode == 1 and done.stderr == b"stompbox: error: standard input is empty\n"
+
+
+def test_audio_is_not_written_to_a_terminal(tone):
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run([*CLI, "convert", tone, "-"], stdout=follower, stderr=subprocess.PIPE, env=ENV,
+                              timeout=120)  # fmt: skip
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert done.returncode == 2 and b"standard output is a terminal" in done.stderr

@@ -25,7 +25,7 @@ _HATS = list(range(16))
 
 
 def _midi_hz(note: int) -> float:
-    return 440.0 * 2.0 ** ((note - 69) / 12.0)
+    return float(440.0 * 2.0 ** ((note - 69) / 12.0))
 
 
 def _pluck(

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .._base import limits
+from .._base import jit, limits
 from .._base.layout import detect_layout
 from ..core.jit import kernel
 
@@ -77,6 +77,9 @@ _TP_OVERSAMPLING = 4
 _TP_TAPS = 24  # per phase (even)
 _TP_BETA = 8.0
 _CHUNK = 1 << 16  # frames per kernel call (bounds the temporary copies)
+#: a reader at most this long is measured with NumPy (:func:`measure_reader`) while Numba is not loaded yet:
+#: loading it takes longer than measuring a short file without it
+NUMPY_SECONDS = 5.0
 
 # default channel weights by channel count (BS.1770-4 Table 3; channel orders as in WAV files)
 _DEFAULT_WEIGHTS = {
@@ -111,7 +114,6 @@ def k_weighting_coefficients(sample_rate: float) -> np.ndarray:
     return np.array([shelf, highpass], dtype=np.float64)
 
 
-@kernel
 def _k_energy_kernel(block, coeffs, state, acc, ends, out):  # pragma: no cover - compiled
     """K-weight ``block`` ((channels, n), not modified) and sum the squares per 100 ms segment.
 
@@ -179,7 +181,6 @@ def _true_peak_filter() -> np.ndarray:
 _TP_FILTER = _true_peak_filter()
 
 
-@kernel
 def _true_peak_kernel(buf, h, peaks):  # pragma: no cover - compiled
     """Largest absolute interpolated value per channel of ``buf`` ((channels, taps + n) float64: the last
     ``taps`` samples of history, then the new block), between ``buf[j]`` and ``buf[j + 1]`` for the ``n``
@@ -220,6 +221,105 @@ def _true_peak_kernel(buf, h, peaks):  # pragma: no cover - compiled
                 if v > peak:
                     peak = v
         peaks[c] = peak
+
+
+_COMPILED: dict[str, Any] = {}
+
+
+def _compiled(fn: Any) -> Any:
+    """``fn`` compiled by Numba, on first use (importing this module loads no Numba)."""
+    found = _COMPILED.get(fn.__name__)
+    if found is None:
+        found = _COMPILED[fn.__name__] = kernel(fn)
+    return found
+
+
+#: samples per step of the NumPy K-weighting (:func:`_k_energy_numpy`)
+_IIR_BLOCK = 256
+
+
+def _all_pole(v: np.ndarray, a1: float, a2: float, y1: np.ndarray, y2: np.ndarray) -> np.ndarray:
+    """``y[n] = v[n] - a1 y[n-1] - a2 y[n-2]`` along the last axis of float64 ``v`` ``(channels, n)``, from the
+    outputs ``y1``, ``y2`` before it, in NumPy: blocks of :data:`_IIR_BLOCK` samples are filtered from zero state
+    by one matrix product (the filter's impulse response as a Toeplitz matrix), then each block gets the decay of
+    the state the block before left it (a 2-value recursion over blocks)."""
+    channels, n = v.shape
+    size = _IIR_BLOCK
+    blocks = -(-n // size)
+    padded = np.zeros((channels, blocks * size))
+    padded[:, :n] = v
+    h = np.zeros(size + 2)  # the impulse response; h[k] for k >= 0 at h[k + 2]
+    h[2] = 1.0
+    for k in range(1, size):
+        h[k + 2] = -a1 * h[k + 1] - a2 * h[k]
+    index = np.arange(size)
+    toeplitz = np.where(index[:, None] >= index[None, :], h[2:][np.maximum(index[:, None] - index[None, :], 0)], 0.0)
+    # the response of a block to the state (y[-1], y[-2]) before it: g1 to y[-1], g2 to y[-2]
+    g1 = np.zeros(size)
+    g2 = np.zeros(size)
+    p1, p2, q1, q2 = 1.0, 0.0, 0.0, 1.0  # (y[k-1], y[k-2]) as multiples of y[-1] and of y[-2]
+    for k in range(size):
+        g1[k] = -a1 * p1 - a2 * p2
+        g2[k] = -a1 * q1 - a2 * q2
+        p1, p2, q1, q2 = g1[k], p1, g2[k], q1
+    zero_state = padded.reshape(channels, blocks, size) @ toeplitz.T
+    # the states each block starts from: (y[-1], y[-2]) of the block before, a 2 x 2 recursion over blocks
+    last, before = zero_state[:, :, -1].T.copy(), zero_state[:, :, -2].T.copy()  # (blocks, channels)
+    starts1 = np.empty((blocks, channels))
+    starts2 = np.empty((blocks, channels))
+    s1, s2 = np.asarray(y1, np.float64).copy(), np.asarray(y2, np.float64).copy()
+    m11, m12, m21, m22 = g1[-1], g2[-1], g1[-2], g2[-2]
+    for b in range(blocks):
+        starts1[b] = s1
+        starts2[b] = s2
+        s1, s2 = last[b] + m11 * s1 + m12 * s2, before[b] + m21 * s1 + m22 * s2
+    out = zero_state + starts1.T[:, :, None] * g1 + starts2.T[:, :, None] * g2
+    return out.reshape(channels, blocks * size)[:, :n]
+
+
+def _biquad(x: np.ndarray, b: np.ndarray, a1: float, a2: float, state: np.ndarray) -> np.ndarray:
+    """One direct-form-I biquad over float64 ``x`` ``(channels, n)``; ``state`` ``(channels, 4)`` is
+    ``[x1, x2, y1, y2]``, updated in place (as the compiled kernel keeps it)."""
+    n = x.shape[1]
+    history = np.concatenate([state[:, 1:2], state[:, 0:1], x], axis=1)  # x[-2], x[-1], x[0..]
+    v = b[0] * history[:, 2:] + b[1] * history[:, 1 : n + 1] + b[2] * history[:, :n]
+    y = _all_pole(v, a1, a2, state[:, 2], state[:, 3])
+    state[:, 0], state[:, 1] = history[:, -1], history[:, -2]
+    state[:, 2], state[:, 3] = y[:, -1], (y[:, -2] if n > 1 else state[:, 2])
+    return y
+
+
+def _k_energy_numpy(block, coeffs, state, acc, ends, out) -> None:  # noqa: ANN001 - the kernel's signature
+    """:func:`_k_energy_kernel` in NumPy (no Numba to load: a short file is measured sooner), the same sums
+    within float64 rounding (the filters are the same recursions, evaluated by blocks)."""
+    n = block.shape[1]
+    if n == 0:
+        return
+    x = np.asarray(block, np.float64)
+    first = state[:, 0:4].copy()
+    second = state[:, 4:8].copy()
+    y = _biquad(x, coeffs[0, :3], coeffs[0, 3], coeffs[0, 4], first)
+    v = _biquad(y, coeffs[1, :3], coeffs[1, 3], coeffs[1, 4], second)
+    state[:, 0:4], state[:, 4:8] = first, second
+    squares = v * v
+    starts = np.concatenate([[0], ends]).astype(np.int64)
+    for e in range(len(ends)):  # each segment summed on its own (differences of running sums lost digits)
+        out[e] = squares[:, starts[e] : starts[e + 1]].sum(axis=1)
+    if len(ends):
+        out[0] += acc
+        acc[:] = 0.0
+    acc += squares[:, starts[-1] :].sum(axis=1)
+
+
+def _true_peak_numpy(buf, h, peaks) -> None:  # noqa: ANN001 - the kernel's signature
+    """:func:`_true_peak_kernel` in NumPy."""
+    taps = h.shape[1]
+    n = buf.shape[1] - taps
+    if n <= 0:
+        return
+    windows = np.lib.stride_tricks.sliding_window_view(buf, taps, axis=1)[:, :n]  # (channels, n, taps)
+    for phase in h:
+        np.maximum(peaks, np.abs(windows @ phase).max(axis=1), out=peaks)
 
 
 # ---------------------------------------------------------------------------------------------- results
@@ -337,6 +437,9 @@ class LoudnessMeter:
         Weight of each channel in the loudness sum. By default 1.0 for every channel, except 5 channels
         (L, R, C, Ls, Rs: ``1, 1, 1, 1.41, 1.41``) and 6 channels (5.1 as in WAV files, L, R, C, LFE, Ls, Rs:
         ``1, 1, 1, 0, 1.41, 1.41``).
+    compiled : bool
+        Filter with the Numba kernels (default), or with NumPy (no Numba to load: faster for a few seconds of
+        audio, slower for long files; the same figures within float64 rounding).
 
     Examples
     --------
@@ -352,7 +455,10 @@ class LoudnessMeter:
         sample_rate: float,
         num_channels: int | None = None,
         channel_weights: Sequence[float] | None = None,
+        *,
+        compiled: bool = True,
     ) -> None:
+        self._numpy = not compiled
         rate = limits.check_sample_rate(sample_rate, "sample_rate")
         if rate < MIN_SAMPLE_RATE:
             raise limits.LimitError(
@@ -457,14 +563,16 @@ class LoudnessMeter:
         ends = self._boundary(ks) if ks.size else np.zeros(0, np.int64)
         ends = ends[ends <= stop]
         out = np.zeros((ends.shape[0], self.num_channels))
-        _k_energy_kernel(chunk, self._coeffs, self._state, self._acc, ends - start, out)
+        energy, peak = (_k_energy_numpy, _true_peak_numpy) if self._numpy else (
+            _compiled(_k_energy_kernel), _compiled(_true_peak_kernel))  # fmt: skip
+        energy(chunk, self._coeffs, self._state, self._acc, ends - start, out)
         if ends.shape[0]:
             self._chunks.append(out)
             self._next_segment += ends.shape[0]
         buf = np.empty((self.num_channels, _TP_TAPS + n))
         buf[:, :_TP_TAPS] = self._history
         buf[:, _TP_TAPS:] = chunk
-        _true_peak_kernel(buf, _TP_FILTER, self._true_peaks)
+        peak(buf, _TP_FILTER, self._true_peaks)
         self._history = buf[:, -_TP_TAPS:].copy()
         np.maximum(self._sample_peaks, np.abs(chunk).max(axis=1), out=self._sample_peaks)
         self.frames = stop
@@ -508,7 +616,7 @@ class LoudnessMeter:
         flush = np.zeros((self.num_channels, _TP_TAPS + _TP_TAPS // 2))
         flush[:, :_TP_TAPS] = self._history
         if self.frames:
-            _true_peak_kernel(flush, _TP_FILTER, peaks)
+            (_true_peak_numpy if self._numpy else _compiled(_true_peak_kernel))(flush, _TP_FILTER, peaks)
         peaks = np.maximum(peaks, self._sample_peaks)
         return LoudnessResult(
             integrated=integrated,
@@ -614,7 +722,11 @@ def measure_reader(
     ``samplerate`` and ``num_channels``: a ``ReadableAudioFile``, or a resampled/re-channelled view of one.
     ``progress`` is called with the frames of each block.
     """
-    meter = LoudnessMeter(reader.samplerate, reader.num_channels, channel_weights)
+    frames = int(getattr(reader, "frames", 0) or 0)
+    short = 0 < frames <= NUMPY_SECONDS * float(reader.samplerate) and bool(getattr(reader, "exact_duration_known", 1))
+    meter = LoudnessMeter(
+        reader.samplerate, reader.num_channels, channel_weights, compiled=not (short and not jit.loaded())
+    )
     while True:
         block = reader.read(block_frames)
         if block.shape[-1] == 0:

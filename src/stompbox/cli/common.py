@@ -285,6 +285,8 @@ def open_output(
     header with unknown sizes, as FFmpeg writes to a pipe); ``-t raw`` writes headerless PCM. A file output
     keeps the tags of ``source`` (the input) where its format takes tags, unless ``--no-tags``."""
     kind = output_type(path, args)
+    if path == STDIO and sys.stdout.isatty():  # audio bytes on a terminal help nobody (FFmpeg refuses too)
+        raise CLIError("standard output is a terminal: redirect it (> out.wav) or pipe it (| play -)", status=2)
     if path != STDIO:
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):

@@ -15,6 +15,7 @@ from .grammar import GrammarError, _constructor_extras, builtin_effects, find_ef
 
 _EXTRA_DOCS = {
     "impulse_response_filename": "impulse response: an audio file (WAV, FLAC, ...)",
+    "ir_resampling": "how an impulse response at another rate is resampled: pedalboard (as pedalboard) or soxr",
     "sample_rate": "sample rate of an impulse response given as an array, in Hz (Python only)",
 }
 
@@ -42,9 +43,17 @@ def _json_value(value: Any) -> Any:
     return value
 
 
+def _plain(text: str) -> str:
+    """reST inline markup as plain text: ``code`` and :role:`target` lose their marks."""
+    import re
+
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", lambda m: m.group(1).rsplit(".", 1)[-1], text)
+    return text.replace("``", "")
+
+
 def _summary(cls: type) -> str:
     doc = inspect.getdoc(cls) or ""
-    return doc.strip().split("\n\n")[0].replace("\n", " ")
+    return _plain(doc.strip().split("\n\n")[0].replace("\n", " "))
 
 
 def describe_effects(names: list[str] | None = None) -> list[dict[str, Any]]:
@@ -64,7 +73,7 @@ def describe_effects(names: list[str] | None = None) -> list[dict[str, Any]]:
                 "range": spec.range,
                 "unit": spec.unit,
                 "automation": spec.automation,
-                "doc": spec.doc,
+                "doc": _plain(spec.doc or ""),
             }
             if issubclass(kind, enum.Enum):
                 entry["choices"] = list(kind.__members__)

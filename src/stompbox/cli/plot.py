@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .common import CLIError, add_common_options, add_reader_options, open_input
+from .common import CLIError, add_common_options, add_reader_options, open_input, show_progress
 from .render import add_chain_options, add_intermixed_parser, build_chain, tail_value
 
 _IMAGE_EXTENSIONS = (".png", ".svg", ".pdf", ".jpg", ".jpeg", ".webp")
@@ -53,10 +53,11 @@ def register(sub: Any) -> None:
 class _Tee:
     """A reader passing its blocks to ``summary`` as they are read, up to ``limit`` frames (None: all)."""
 
-    def __init__(self, reader: Any, summary: Any, limit: int | None) -> None:
+    def __init__(self, reader: Any, summary: Any, limit: int | None, progress: Any = None) -> None:
         self._reader = reader
         self._summary = summary
         self._left = limit
+        self._progress = progress
         self.samplerate = reader.samplerate
         self.num_channels = reader.num_channels
 
@@ -70,6 +71,8 @@ class _Tee:
         if self._left is not None:
             self._left -= block.shape[1]
         self._summary.add(block)
+        if self._progress is not None:
+            self._progress(block.shape[1])
         return block
 
 
@@ -102,7 +105,12 @@ def run(args: argparse.Namespace) -> int:
         known = max(0, int(f.frames) - first) if f.frames else None
         expected = min(known, limit) if known is not None and limit is not None else (known or limit)
         dry = StreamSummary(rate, f.num_channels, expected)
-        source = _Tee(f, dry, limit)
+        bar = None
+        if expected and show_progress(args.quiet, expected / rate):
+            from tqdm import tqdm
+
+            bar = tqdm(total=expected, unit="frames", unit_scale=True, desc=os.path.basename(out_path), leave=False)
+        source = _Tee(f, dry, limit, bar.update if bar is not None else None)
         wet = None
         if board is None:
             while source.read(_BLOCK).shape[1]:
@@ -117,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
             )
             wet.finish()
         dry.finish()
+        if bar is not None:
+            bar.close()
     try:
         names = getattr(f, "channel_names", None)  # named channels, where the reader knows its layout
         title = args.title or (os.path.basename(in_path) if in_path != "-" else "standard input")

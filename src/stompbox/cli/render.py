@@ -143,6 +143,8 @@ def build_chain(chain_file: str | None, tokens: list[str], quiet: bool = False) 
             raise CLIError(f"{chain_file}: no such chain file")
         try:
             loaded = load_chain(chain_file)
+        except UnicodeDecodeError:
+            raise CLIError(f"{chain_file}: not a chain file (a chain is JSON or YAML text)", status=2) from None
         except (ChainFormatError, ValueError, TypeError, OSError) as error:
             raise CLIError(f"{chain_file}: {' '.join(str(error).split())}") from error
         if type(loaded) is Pedalboard:

@@ -234,6 +234,7 @@ class AudioFile(metaclass=_AudioFileMeta):
             quality: str | float | None = None,
             format: str | None = None,
             codec_options: dict[Any, Any] | None = None,
+            tags: dict[str, Any] | None = None,
         ) -> WriteableAudioFile: ...
 
         def __new__(cls, *args: Any, **kwargs: Any) -> Any: ...

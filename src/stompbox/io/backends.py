@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .channel_order import from_vorbis, is_vorbis_order, sndfile_layout, to_vorbis
+from .channel_order import ffmpeg_layout, from_vorbis, is_vorbis_order, sndfile_layout, to_vorbis
 from .errors import AudioFileError, AudioWriteError, CorruptAudioError, TruncatedAudioWarning, UnsupportedFormatError
 from .ogg_pages import MAX_PAGE, OggSerialRewriter, last_page_span
 
@@ -191,6 +191,8 @@ class SoundfileDecoder(Decoder):
         self.position = 0
         self.file_dtype = PCM_DTYPES.get(self.subtype, "float32")
         self.channel_layout = sndfile_layout(info, self.format_name, self.subtype, self._flac_head(source))
+        if self.format_name in ("AIFF", "CAF") and self.num_channels > 2:  # their layout tags, as FFmpeg reads them
+            self.channel_layout = ffmpeg_layout(source) or self.channel_layout
         self._vorbis_order = is_vorbis_order(self.subtype, self.num_channels)  # read in Vorbis order: reorder
         if self.format_name in ("WAV", "WAVEX", "RF64", "W64") and self.subtype in ("ULAW", "ALAW"):
             self.file_dtype = "float32"
@@ -1037,8 +1039,20 @@ def warn_truncated(decoder: Any, end: int, detail: str = "") -> None:
         f"{decoder._name}: the audio data ends at frame {end}, {declared}: the file is truncated. Reading the "
         "audio that is present.",
         TruncatedAudioWarning,
-        stacklevel=5,
+        stacklevel=_caller_level(),
     )
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first caller outside stompbox (the user's line that opened or read the file)."""
+    import sys
+
+    frame = sys._getframe(2)  # warn_truncated's caller
+    level = 2
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("stompbox"):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 class _FinalError(UnsupportedFormatError):

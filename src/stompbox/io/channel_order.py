@@ -8,8 +8,9 @@ are reordered on the way in and out:
   Rs / L R C LFE Lb Rb Ls Rs, writing back, for 3 to 8 channels (FFmpeg does the same).
 - WAV (a WAVE_FORMAT_EXTENSIBLE mask), FLAC, CAF, M4A and MP3 already store channels in WAV order.
 
-The layout a file states: a WAV/W64/RF64/CAF channel map, or a format's fixed layout for the count (FLAC,
-Vorbis, Opus), named as FFmpeg names it (see :func:`stompbox._base.channels.layout_name`).
+The layout a file states: a WAV/W64/RF64 channel map, AIFF's and CAF's channel layout as FFmpeg reads it, or a
+format's fixed layout for the count (FLAC, Vorbis, Opus), named as FFmpeg names it (see
+:func:`stompbox._base.channels.layout_name`).
 """
 
 from __future__ import annotations
@@ -92,6 +93,26 @@ def flac_channel_mask(head: bytes) -> int | None:
             return None
         pos += 4 + size
     return None
+
+
+def ffmpeg_layout(source: Any) -> str | None:
+    """FFmpeg's name of the layout of a file (a path or a seekable file-like, left where it was), or None: for
+    containers whose layout tags libsndfile does not read as FFmpeg does (AIFF's and CAF's ``chan`` chunks)."""
+    here = None
+    try:
+        import av
+
+        if not isinstance(source, str):
+            here = source.tell()
+            source.seek(0)
+        with av.open(source, "r") as container:
+            layout = container.streams.audio[0].layout
+            return str(layout.name) if layout is not None else None
+    except Exception:  # noqa: BLE001 - no answer from FFmpeg: the caller keeps libsndfile's
+        return None
+    finally:
+        if here is not None:
+            source.seek(here)
 
 
 def sndfile_layout(sound_file: Any, format_name: str, subtype: str, head: bytes = b"") -> str | None:

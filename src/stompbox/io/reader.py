@@ -84,7 +84,7 @@ class AudioReader:
     frames: int
     closed: bool
 
-    def read(self, num_frames: int = 0) -> np.ndarray:
+    def read(self, num_frames: int) -> np.ndarray:
         """Read up to ``num_frames`` frames as float32 ``(num_channels, n)``; ``(num_channels, 0)`` at the end."""
         raise NotImplementedError
 

@@ -201,7 +201,7 @@ class Device:
         config.sampleRate = int(sample_rate)
         config.periodSizeInFrames = int(buffer_size)
         config.periods = int(periods)
-        self._ids = []
+        self._ids: list[Any] = []  # device ids kept alive while the device runs
         if output_device is not None:
             config.playback.format = lib.ma_format_f32
             config.playback.channels = int(num_output_channels)
