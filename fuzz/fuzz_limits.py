@@ -180,6 +180,10 @@ def _write(fdp: atheris.FuzzedDataProvider) -> None:
                 # the size of a PEAK chunk (16 + 8 x channels bytes): libsndfile reserves that chunk at open,
                 # stompbox turns it off after, and the header rewrite counts the reserved bytes as audio
                 expected = max(written, (16 + 8 * count) // frame_bytes)
+            if extension == "aiff" and out.file_dtype == "int8" and count == 1 and written % 2:
+                # KNOWN ISSUE (libsndfile's own, found by this harness): an odd-sized SSND chunk gets its pad
+                # byte, and libsndfile reads that byte back as one more frame (its own files do the same)
+                expected = written + 1
             assert decoded.shape[1] == expected and back.frames == expected, (decoded.shape, written)
 
 
