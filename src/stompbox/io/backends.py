@@ -353,25 +353,40 @@ class SoundfileDecoder(Decoder):
         read had decoded, so the frames before the junk are decoded again from a seek, 16 at a time, and the
         last few one at a time (a read that starts at the junk fails and loses nothing)."""
         start = self.position
+
+        def restart(at: int) -> None:
+            self.position = -SEEK_PREROLL - 1  # not "close ahead": a real seek, from a pre-roll
+            self.seek(at)
+
+        data = self._read_in_shrinking_steps(n, dtype, (16, 1), restart, _TrailingJunk)
+        self.position = start
+        return data
+
+    def _read_in_shrinking_steps(
+        self, n: int, dtype: str, steps: tuple[int, ...], restart: Any, failure: type[Exception]
+    ) -> np.ndarray:
+        """Up to ``n`` frames from ``position``, read in blocks of ``steps[0]`` frames until a read raises
+        ``failure``; then from where the good frames end (``restart(frame)`` positions the handle there), in the
+        next smaller step, and so on. libsndfile drops what a failing read had decoded, so this finds the last
+        frame before the failure to within the smallest step. Leaves the handle wherever the last read left it."""
+        start = self.position
         blocks = []
         done = 0
-        for step in (16, 1):
-            self.position = -SEEK_PREROLL - 1  # not "close ahead": a real seek, from a pre-roll
-            self.seek(start + done)
-            junk = False
+        for step in steps:
+            restart(start + done)
+            failed = False
             while done < n:
                 try:
                     block = self._read_frames(min(step, n - done), dtype)
-                except _TrailingJunk:
-                    junk = True
+                except failure:
+                    failed = True
                     break
                 if block.shape[0] == 0:
                     break
                 blocks.append(block)
                 done += block.shape[0]
-            if not junk:
+            if not failed:
                 break
-        self.position = start
         return np.concatenate(blocks) if blocks else np.empty((0, self.num_channels), dtype)
 
     def _read(self, n: int, dtype: str) -> np.ndarray:
@@ -428,25 +443,9 @@ class SoundfileDecoder(Decoder):
         had decoded, and its handle cannot seek after the failure: fresh handles decode up to the failure again,
         in smaller and smaller steps."""
         start = self.position
-        blocks = []
-        done = 0
-        for step in (4096, 16, 1):
-            self._reopen(start + done)
-            failed = False
-            while done < n:
-                try:
-                    block = self._read_frames(min(step, n - done), dtype)
-                except self._sf.LibsndfileError:
-                    failed = True
-                    break
-                if block.shape[0] == 0:
-                    break
-                blocks.append(block)
-                done += block.shape[0]
-            if not failed:
-                break
-        self._reopen(start + done)
-        return np.concatenate(blocks) if blocks else np.empty((0, self.num_channels), dtype)
+        data = self._read_in_shrinking_steps(n, dtype, (4096, 16, 1), self._reopen, self._sf.LibsndfileError)
+        self._reopen(start + data.shape[0])
+        return data
 
     def _reopen(self, frame: int) -> None:
         """A fresh libsndfile handle, at ``frame``."""
