@@ -16,7 +16,7 @@ _EXPONENT = np.uint32(0x7F800000)
 
 
 @kernel
-def _max_exponent(bits):  # pragma: no cover - compiled
+def _max_exponent(bits: np.ndarray) -> np.uint32:  # pragma: no cover - compiled
     top = np.uint32(0)
     for c in range(bits.shape[0]):
         row = bits[c]

@@ -67,7 +67,7 @@ def _decode(data: bytes, channels: int) -> np.ndarray:
     import av
 
     parts = []
-    with av.open(io.BytesIO(data), format="mp3") as container:
+    with av.open(io.BytesIO(data), "r", format="mp3") as container:
         for frame in container.decode(audio=0):
             samples = frame.to_ndarray()
             if not frame.format.is_planar:
@@ -343,7 +343,8 @@ class GSMCodec:
 
 
 def _mono(block: np.ndarray) -> np.ndarray:
-    return block.mean(axis=0, keepdims=True, dtype=np.float32)
+    result: np.ndarray = block.mean(axis=0, keepdims=True, dtype=np.float32)
+    return result
 
 
 def _spread(block: np.ndarray, channels: int) -> np.ndarray:
