@@ -14,7 +14,7 @@ from ..core.plugin import Plugin
 @kernel
 def _clip(src: np.ndarray, dst: np.ndarray, limit: Number) -> None:  # pragma: no cover - compiled
     for i in range(src.shape[0]):
-        v = np.float32(src[i])
+        v: Number = np.float32(src[i])
         if v > limit:
             v = limit
         elif v < -limit:
