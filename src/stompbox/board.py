@@ -110,6 +110,7 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
     # ------------------------------------------------------------------ engine
     def _structure_changed(self) -> None:
         self._forget_format()  # children may be new: prepare again on the next call
+        self._tree_changed()
 
     def _children(self) -> list[Plugin]:
         return [p for p in self._plugins if p is not None]
