@@ -87,3 +87,21 @@ def test_a_plugin_removed_from_a_nested_board_mid_stream_is_no_longer_run():
     assert not np.array_equal(board.process(x, 44100, reset=False), x)
     inner.remove(gain)
     assert np.array_equal(board.process(x, 44100, reset=False), x)
+
+
+def test_a_plugin_added_to_a_nested_board_mid_stream_is_prepared_and_run():
+    # only the board that changed was told; the outer board's format is unchanged, yet the new plugin must be
+    # prepared before its first block (it raised an AssertionError from the filter's _update)
+    x = _noise((2, 4096))
+    inner = stompbox.Pedalboard([stompbox.Gain(gain_db=-6)])
+    reverb = stompbox.Reverb()
+    board = stompbox.Pedalboard([inner, reverb])
+    board.process(x[:, :2048], 44100, reset=False)
+    inner.append(stompbox.LowpassFilter(cutoff_frequency_hz=500))
+    out = board.process(x[:, 2048:], 44100, reset=False)
+    # the changed board starts again from silence; the reverb outside it keeps its tail
+    expected_inner = stompbox.Pedalboard([stompbox.Gain(gain_db=-6), stompbox.LowpassFilter(cutoff_frequency_hz=500)])
+    reference_reverb = stompbox.Reverb()
+    reference_reverb.process(stompbox.Gain(gain_db=-6).process(x[:, :2048], 44100), 44100, reset=False)
+    expected = reference_reverb.process(expected_inner.process(x[:, 2048:], 44100), 44100, reset=False)
+    np.testing.assert_allclose(out, expected, atol=1e-6)

@@ -63,6 +63,11 @@ _tree_epoch = 0
 _finite_check: Any = None
 
 
+def tree_epoch() -> int:
+    """The current tree epoch: it changes whenever a container anywhere changes its plugins."""
+    return _tree_epoch
+
+
 def _all_finite(block: np.ndarray) -> bool:
     """Whether a block is free of NaN and infinity (compiled for float32 blocks; loaded on first use, not at the
     top, so that importing stompbox does not import Numba)."""
@@ -517,23 +522,33 @@ class Plugin:
         """
         audio, layout, rate, block_size = self._accept(input_array, sample_rate, buffer_size, layout)
         tree = self._locked_tree()
-        for plugin in tree:
-            plugin._lock.acquire()  # in id order, so boards sharing plugins cannot deadlock
-        try:
-            reset_done = self._ensure_format(rate, audio.shape[0])
-            if reset and not reset_done:
-                self._reset_all()
-            output = self._run(audio, block_size, flush=bool(reset))
-        finally:
-            if self._chunks_itself:
-                self._chunk = 0
-            for plugin in reversed(tree):
-                plugin._lock.release()
+        if len(tree) == 1:  # (a plugin without children: the common case of a stream, one lock)
+            with self._lock:
+                output = self._locked_process(audio, rate, block_size, reset)
+        else:
+            for plugin in tree:
+                plugin._lock.acquire()  # in id order, so boards sharing plugins cannot deadlock
+            try:
+                output = self._locked_process(audio, rate, block_size, reset)
+            finally:
+                for plugin in reversed(tree):
+                    plugin._lock.release()
         if layout == "channels-first" or (layout is None and output.shape[0] != 1):
             return output  # (mono in, several channels out (routing): channels-first)
         return restore_layout(output, layout)
 
     __call__ = process
+
+    def _locked_process(self, audio: np.ndarray, rate: float, block_size: int, reset: Any) -> np.ndarray:
+        """The body of :meth:`process`, with the tree's locks held."""
+        try:
+            reset_done = self._ensure_format(rate, audio.shape[0])
+            if reset and not reset_done:
+                self._reset_all()
+            return self._run(audio, block_size, flush=bool(reset))
+        finally:
+            if self._chunks_itself:
+                self._chunk = 0
 
     def _accept(
         self, input_array: Any, sample_rate: Any, buffer_size: Any, layout: str | None
@@ -824,7 +839,7 @@ class SidechainInput(Plugin):
         same layout rules; mono keys drive all channels)."""
         run = super().process
         if sidechain is None:
-            return run(input_array, sample_rate, buffer_size, reset, layout=layout)
+            return Plugin.process(self, input_array, sample_rate, buffer_size, reset, layout=layout)
         saved = (self._key, self._key_base)
         self._key = _as_key(sidechain, layout)
         self._key_base = 0 if reset else self._clock
