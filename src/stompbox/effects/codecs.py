@@ -56,7 +56,7 @@ _MP3_LAG: dict[tuple[int, int], int] = {}
 
 def _lame_encode(segment: np.ndarray, sample_rate: int, vbr_quality: float) -> bytes:
     """``(channels, n)`` float32 audio as a raw VBR MP3 stream (no tag), by LAME through ``lameenc``."""
-    from ..io.mp3_writer import lame_encoder, pcm16
+    from ..io.codecs.mp3_writer import lame_encoder, pcm16
 
     encoder = lame_encoder(sample_rate, segment.shape[0], vbr_level=vbr_quality)
     return bytes(encoder.encode(pcm16(segment.T)) + encoder.flush())
