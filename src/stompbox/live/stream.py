@@ -406,6 +406,7 @@ class AudioStream(metaclass=_StreamMeta):
             padded[:, missing:] = result
             return padded
         result: np.ndarray = result
+        result: np.ndarray = result
         return result
 
     def _record(self, block: np.ndarray) -> None:

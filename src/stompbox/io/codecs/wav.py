@@ -29,7 +29,7 @@ from ..helper_thread import helper
 from .backends import PCM_READ_SCALE, Decoder, SoundfileDecoder, plain_io, read_ahead
 
 # libsndfile subtype -> (WAVE format tag, bits per sample, NumPy dtype of a stored sample; None for 24-bit)
-_SUBTYPES = {
+_SUBTYPES: dict[str, tuple[int, int, np.dtype[Any] | None]] = {
     "PCM_U8": (1, 8, np.dtype(np.uint8)),
     "PCM_16": (1, 16, np.dtype("<i2")),
     "PCM_24": (1, 24, None),
@@ -69,7 +69,7 @@ def _int24(raw: np.ndarray) -> np.ndarray:
     count = raw.size // 3
     if not _LITTLE_ENDIAN:  # pragma: no cover - the byte columns, on a big-endian machine
         b = raw.reshape(count, 3).astype(np.int32)
-        return ((b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)) << 8) >> 8  # type: ignore[no-any-return]
+        return ((b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)) << 8) >> 8
     buffer = getattr(_LOCAL, "bytes24", None)
     if buffer is None or buffer.size < raw.size + 1:
         buffer = _LOCAL.bytes24 = np.empty(raw.size + 1, np.uint8)
@@ -224,7 +224,7 @@ class PcmWavDecoder(Decoder):
             have -= have % self._block
             return np.frombuffer(view, np.uint8, have, start) if have else scratch[:0], view
         buffer = scratch if want <= scratch.size else np.empty(want, np.uint8)
-        target = memoryview(buffer)[:want]
+        target = buffer.data[:want]
         if self._fd is not None:
             got = os.preadv(self._fd, [target], start)
             while 0 < got < want:  # a short read before the end of the file: keep going
