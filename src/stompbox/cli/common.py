@@ -55,7 +55,7 @@ class CLIError(StompboxError):
 class Parser(argparse.ArgumentParser):
     """argparse with one-line errors, as the tool's own: ``stompbox render: error: ...`` (status 2)."""
 
-    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         text = " ".join(str(message).split())
         self.exit(2, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
 

@@ -297,7 +297,7 @@ def collect(plugin: Plugin, max_frames: int) -> tuple[list[PlanStep], list[Plugi
     return owned(steps, plugin), plugins
 
 
-def layout_key(steps: list[PlanStep]) -> tuple:
+def layout_key(steps: list[PlanStep]) -> tuple[Any, ...]:
     """What decides the generated code of ``steps`` (kernels, argument dtypes and ranks, rows, owners)."""
     return tuple(
         (id(s.kernel), tuple((a.dtype.str, a.ndim) for a in s.args), s.rows, id(s.plugin) if s.plugin else 0)
