@@ -380,7 +380,8 @@ class GSMCodec:
 
 
 def _mono(block: np.ndarray) -> np.ndarray:
-    return block.mean(axis=0, keepdims=True, dtype=np.float32)
+    result: np.ndarray = block.mean(axis=0, keepdims=True, dtype=np.float32)
+    return result
 
 
 def _spread(block: np.ndarray, channels: int) -> np.ndarray:

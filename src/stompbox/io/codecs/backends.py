@@ -1073,7 +1073,8 @@ class _HeadRecorder:
         data = self._file.read(size)
         if len(self.head) < self.LIMIT and data:
             self.head += bytes(data[: self.LIMIT - len(self.head)])
-        return data
+        result: bytes = data
+        return result
 
     def seekable(self) -> bool:
         return False
@@ -1167,7 +1168,8 @@ def quantize(data: np.ndarray, file_dtype: str) -> np.ndarray:
             np.copyto(ints, other, where=miss & (back == data))
     if shift:
         ints <<= shift
-    return ints
+    result: np.ndarray = ints
+    return result
 
 
 class Encoder:

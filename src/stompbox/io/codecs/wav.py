@@ -75,7 +75,8 @@ def _int24(raw: np.ndarray) -> np.ndarray:
         buffer = _LOCAL.bytes24 = np.empty(raw.size + 1, np.uint8)
     buffer[1 : raw.size + 1] = raw
     words = np.ndarray((count,), np.int32, buffer, 0, (3,))
-    return np.right_shift(words, 8)
+    result: np.ndarray = np.right_shift(words, 8)
+    return result
 
 
 def _use_kernels() -> bool:
