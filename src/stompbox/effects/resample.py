@@ -161,7 +161,18 @@ def _sinc_kernel(
 
 
 @kernel
-def _phase_kernel(buf, base, k0, k1, period, step, offsets, counts, weights, out):  # pragma: no cover - compiled
+def _phase_kernel(
+    buf: np.ndarray,
+    base: int,
+    k0: int,
+    k1: int,
+    period: int,
+    step: int,
+    offsets: np.ndarray,
+    counts: np.ndarray,
+    weights: np.ndarray,
+    out: np.ndarray,
+) -> None:  # pragma: no cover - compiled
     """Windowed-sinc outputs ``k0..k1-1`` for a rational rate ratio, from weights computed once per phase.
 
     Output ``k = n * period + r`` reads ``counts[r]`` inputs from ``n * step + offsets[r]`` with the normalised
