@@ -364,7 +364,7 @@ class PcmWavDecoder(Decoder):
         elif n <= self._step and self._fd is not None:  # one read of the file and one conversion (a crop, a seek)
             want = n * self._block
             raw = _scratch_bytes(want)
-            got = os.preadv(self._fd, [raw], self._offset + position * self._block)
+            got = os.preadv(self._fd, [raw.data], self._offset + position * self._block)
             out = np.empty((self.num_channels, n), np.float32)
             if got == want:
                 self._convert(raw, out, 0)
