@@ -208,6 +208,15 @@ class Plugin:
         """
         raise NotImplementedError
 
+    def _plan_steps(self, max_frames: int) -> list[Any] | None:
+        """The compiled steps of a block of at most ``max_frames`` frames (see core/plan.py), or None when the
+        plugin cannot run in a compiled plan now (the default)."""
+        return None
+
+    def _plan_changed(self) -> None:
+        """An array a step refers to was reallocated: plans holding this plugin's steps must rebuild them."""
+        self._plan_generation = getattr(self, "_plan_generation", 0) + 1
+
     def _output_channels(self, num_channels: int) -> int:
         """How many channels the output has for ``num_channels`` in (routing plugins change it)."""
         return num_channels
@@ -662,6 +671,19 @@ class PairedChannels(Plugin):
         self._dirty = False
         self._clock = 0
         self._withheld = self._latency_seen = self.latency_samples
+
+    def _plan_steps(self, max_frames: int) -> list[Any] | None:
+        if self._pairs is None:
+            return super()._plan_steps(max_frames)
+        steps = []
+        for k, clone in enumerate(self._pairs):
+            clone_steps = clone._plan_steps(max_frames)
+            if clone_steps is None:
+                return None
+            assert clone._format is not None
+            rows = (2 * k, 2 * k + clone._format[1])
+            steps += [step._replace(rows=rows) for step in clone_steps]
+        return steps
 
     def _step(self, block: np.ndarray) -> np.ndarray:
         if self._pairs is None:
