@@ -18,6 +18,7 @@ Envelopes are per channel and carry over between blocks, so block processing equ
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -102,40 +103,120 @@ def _envelope(
     return count
 
 
+_FLT_MIN = float(np.finfo(np.float32).tiny)
+_FLT_MAX = float(np.finfo(np.float32).max)
+_LN2_HI = 6.93147180369123816490e-01  # ln 2 split in two (the high part has trailing zero bits)
+_LN2_LO = 1.90821492927058770002e-10
+_INV_LN2 = 1.4426950408889634
+_SQRT2 = 1.4142135623730951
+_MANTISSA = 0x000FFFFFFFFFFFFF
+# log(m) = 2 s sum(z**j / (2j + 1)) with s = (m - 1) / (m + 1), z = s * s: _Lj = 1 / (2j + 1)
+_L1, _L2, _L3, _L4, _L5, _L6, _L7, _L8 = (1.0 / (2 * j + 1) for j in range(1, 9))
+# exp(r) = sum(r**j / j!): _Ej = 1 / j!
+_E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10, _E11, _E12 = (1.0 / math.factorial(j) for j in range(3, 13))
+_ONE_BITS = 0x3FF0000000000000
+
+
 @kernel
-def _sparse_gain(block, ratio, exponent, above):  # pragma: no cover - compiled
-    """``block *= ratio ** exponent`` (single precision) where the gain computer acts; for few such samples."""
-    channels, n = block.shape
-    exponent = np.float32(exponent)
-    for c in range(channels):
-        for i in range(n):
-            r = ratio[c, i]
-            if (r > 1.0) if above else (r < 1.0):
-                block[c, i] *= r**exponent
+def _gain_row(x, q, e, above, wide):  # pragma: no cover - compiled
+    """``x[i] *= q[i] ** e`` where the gain computer acts (``q > 1`` when ``above``, else ``q < 1``).
 
-
-def _apply_gain(block: np.ndarray, ratio: np.ndarray, count: int, exponent: float, above: bool) -> None:
-    """The hard-knee gain computer: ``block *= (env / threshold) ** exponent`` where the envelope is above the
-    threshold (compressor, ``above=True``) or below it (expander); elsewhere the gain is exactly 1.
-
-    ``ratio`` is ``env / threshold`` (float32, used as scratch) and ``count`` the number of samples to change.
-    When most samples change, NumPy computes ``exp(exponent * log(r))`` with ``r`` clamped to 1 on the
-    unaffected side (vectorised); when few do, a kernel computes ``r ** exponent`` for those alone.
+    ``q ** e`` is ``exp(e * log(q))`` computed in double precision with polynomials (a series of
+    ``atanh`` for the logarithm, Taylor for the exponential: relative error ~1e-14) and rounded to float32:
+    plain arithmetic on whole rows that the compiler vectorises, about as fast as NumPy's float32 ``log`` and
+    ``exp`` and closer to the exact power than either. ``wide`` is float64 ``(2, >= n)`` scratch. ``q`` that is
+    0, subnormal or infinite takes single-precision ``powf`` instead (rare: silent input, zero thresholds).
+    Elsewhere the gain is exactly 1.
     """
+    n = x.shape[0]
+    w = wide[0, :n]
+    k = wide[1, :n]
+    wb = wide[0].view(np.int64)[:n]
+    special = 0
+    for i in range(n):
+        v = np.float64(q[i])
+        act = (v > 1.0) if above else (v < 1.0)
+        normal = v >= _FLT_MIN and v <= _FLT_MAX
+        special += act and not normal
+        w[i] = v if (act and normal) else 1.0
+    for i in range(n):  # split into exponent and mantissa in [1, 2)
+        b = wb[i]
+        k[i] = np.float64((b >> 52) - 1023)
+        wb[i] = (b & _MANTISSA) | _ONE_BITS
+    for i in range(n):
+        m = w[i]
+        kf = k[i]
+        big = m > _SQRT2
+        m = m * 0.5 if big else m
+        kf = kf + 1.0 if big else kf
+        s = np.divide(m - 1.0, m + 1.0)  # (np.divide: no zero-divisor check, which would stop vectorising)
+        z = s * s
+        series = _L8 * z + _L7
+        series = series * z + _L6
+        series = series * z + _L5
+        series = series * z + _L4
+        series = series * z + _L3
+        series = series * z + _L2
+        series = series * z + _L1
+        series = series * z + 1.0
+        y = e * (kf * _LN2_HI + (kf * _LN2_LO + 2.0 * s * series))
+        y = min(max(y, -120.0), 100.0)  # past these the float32 result is 0 or inf anyway
+        kk = np.floor(y * _INV_LN2 + 0.5)
+        r = (y - kk * _LN2_HI) - kk * _LN2_LO
+        p = _E12 * r + _E11
+        p = p * r + _E10
+        p = p * r + _E9
+        p = p * r + _E8
+        p = p * r + _E7
+        p = p * r + _E6
+        p = p * r + _E5
+        p = p * r + _E4
+        p = p * r + _E3
+        p = p * r + 0.5
+        p = p * r + 1.0
+        p = p * r + 1.0
+        w[i] = p
+        k[i] = kk
+    for i in range(n):  # times 2 ** kk (the result stays a normal double)
+        wb[i] += np.int64(k[i]) << 52
+    for i in range(n):
+        x[i] *= np.float32(w[i])
+    if special:
+        e32 = np.float32(e)
+        for i in range(n):
+            v = q[i]
+            if ((v > 1.0) if above else (v < 1.0)) and not (v >= _FLT_MIN and v <= _FLT_MAX):
+                x[i] *= v**e32
+
+
+@kernel
+def _dynamics(block, key, state, coef, ratio, wide, use_rms, above):  # pragma: no cover - compiled
+    """Envelope follower and hard-knee gain computer of Compressor and NoiseGate (and each Limiter stage).
+
+    The envelope follows ``key`` (the block itself, or a sidechain signal of its shape); ``state`` is float64
+    ``(2, channels)`` (peak envelope, RMS state), ``coef`` float64 ``[attack, release, rms_release,
+    threshold_inv, exponent]``; ``ratio`` float32 ``(channels, >= n)`` and ``wide`` float64 ``(2, >= n)``
+    are scratch. The gain ``(env / threshold) ** exponent`` is applied where the envelope is above (``above``)
+    or below the threshold; a ratio of 1 (exponent 0) leaves the signal alone.
+    """
+    count = _envelope(key, ratio, state[0], state[1], coef[0], coef[1], coef[2], use_rms, coef[3], above)
+    exponent = coef[4]
     if count == 0 or exponent == 0.0:
         return
-    if 2 * count < ratio.size:
-        _sparse_gain(block, ratio, exponent, above)
-        return
-    if above:
-        np.fmax(ratio, np.float32(1.0), out=ratio)  # fmax: 0 * inf (zero threshold, silent input) counts as 1
-    else:
-        np.fmin(ratio, np.float32(1.0), out=ratio)
-    with np.errstate(divide="ignore"):  # a ratio of 0 (subnormal input) gives log -inf, then gain 0 or inf: wanted
-        np.log(ratio, out=ratio)
-    ratio *= np.float32(exponent)
-    np.exp(ratio, out=ratio)
-    block *= ratio
+    for c in range(block.shape[0]):
+        _gain_row(block[c], ratio[c], exponent, above, wide)
+
+
+@kernel
+def _compressor_kernel(block, state, coef, ratio, wide):  # pragma: no cover - compiled
+    """The Compressor's step: peak envelope of the block itself, gain above the threshold."""
+    _dynamics(block, block, state, coef, ratio, wide, False, True)
+
+
+@kernel
+def _gate_kernel(block, state, coef, ratio, wide):  # pragma: no cover - compiled
+    """The NoiseGate's step: RMS-then-peak envelope of the block itself, gain below the threshold."""
+    _dynamics(block, block, state, coef, ratio, wide, True, False)
 
 
 @kernel
@@ -146,7 +227,7 @@ def _dynamics_tv(
     ``threshold_inv`` and ``exponent`` (float64 arrays of the block's length): the automated path of
     Compressor and NoiseGate. The envelope follows ``key`` (the block itself, or a sidechain signal of the same
     shape); the gain ``(env / threshold) ** exponent`` is applied to ``block`` where the envelope is above
-    (``above``) or below the threshold, in single precision like :func:`_sparse_gain`.
+    (``above``) or below the threshold, in single precision (``powf``).
     """
     channels, n = block.shape
     for c in range(channels):
@@ -205,6 +286,15 @@ def _ramp_and_clip(block, state):  # pragma: no cover - compiled
     state[3] = max(state[3] - ramp, 0.0)
 
 
+@kernel
+def _limiter_kernel(block, state, coef, gain_state, ratio, wide):  # pragma: no cover - compiled
+    """The Limiter's step: two compressor stages (``state`` rows 0-1 and 2-3, ``coef[0:5]`` and ``coef[5:10]``,
+    see :func:`_dynamics`), then the makeup gain ramp and the clip (:func:`_ramp_and_clip`)."""
+    _dynamics(block, block, state[0:2], coef[0:5], ratio, wide, False, True)
+    _dynamics(block, block, state[2:4], coef[5:10], ratio, wide, False, True)
+    _ramp_and_clip(block, gain_state)
+
+
 class _Dynamics(Plugin, block_invariant=True):
     """Per-channel envelope state shared by the dynamics processors."""
 
@@ -245,20 +335,67 @@ class _Dynamics(Plugin, block_invariant=True):
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         self._sr = sample_rate
-        self._env = np.zeros(num_channels, np.float64)
-        self._rms = np.zeros(num_channels, np.float64)
+        self._channels = num_channels
+        # envelope state, float64 (rows, channels): peak envelope and RMS state (twice for the Limiter)
+        self._state = np.zeros((self._STATE_ROWS, num_channels), np.float64)
+        self._coef = np.zeros(self._COEF_SIZE, np.float64)  # written in place by _update
+        self._frames = 0
+        self._reserve(256)
+
+    _STATE_ROWS = 2
+    _COEF_SIZE = 5
+
+    @property
+    def _env(self) -> np.ndarray:
+        return self._state[0]
+
+    @property
+    def _rms(self) -> np.ndarray:
+        return self._state[1]
+    #: the plugin's one step: kernel(block, *self._args)
+    _kernel: Any = None
+
+    def _reserve(self, frames: int) -> None:
+        """Size the scratch arrays for blocks of ``frames`` (reallocating them changes the step's arrays)."""
+        if frames <= self._frames:
+            return
+        self._frames = frames
+        self._ratio = np.zeros((self._channels, frames), np.float32)
+        self._wide = np.zeros((2, frames), np.float64)
+        self._args = self._step_args()
+        self._plan_changed()
+
+    def _step_args(self) -> tuple[np.ndarray, ...]:
+        return (self._state, self._coef, self._ratio, self._wide)
 
     def _reset_state(self) -> None:
-        self._env[:] = 0.0
-        self._rms[:] = 0.0
+        self._state[:] = 0.0
 
-    def _scratch(self, block: np.ndarray) -> np.ndarray:
-        """A float32 array of the block's shape for the envelope (reused between blocks)."""
-        buffer = getattr(self, "_buffer", None)
-        channels, n = block.shape
-        if buffer is None or buffer.shape[0] != channels or buffer.shape[1] < n:
-            buffer = self._buffer = np.empty((channels, max(n, 1024)), np.float32)
-        return buffer[:, :n]
+    def _plan_steps(self, max_frames: int) -> list[Any] | None:
+        if self._automation or getattr(self, "_key", None) is not None:
+            return None
+        from ..core.plan import PlanStep
+
+        self._reserve(max_frames)
+        return [PlanStep(self._kernel, self._args)]
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        if block.shape[1] > self._frames:
+            self._reserve(block.shape[1])
+        if getattr(self, "_key", None) is None:
+            self._kernel(block, *self._args)
+        else:  # a sidechain key drives the detector: the same kernel, fed the key's block
+            key = self._detector_input(block)
+            _dynamics(block, key, self._state, self._coef, self._ratio, self._wide, self._use_rms, self._above)
+        return block
+
+    def _set_coefficients(self, attack_ms: float, release_ms: float, threshold_db: float, exponent: float) -> None:
+        coef = self._coef
+        coef[0] = ballistics_coefficient(attack_ms, self._sr)
+        coef[1] = ballistics_coefficient(release_ms, self._sr)
+        coef[2] = self._rms_release = ballistics_coefficient(50.0, self._sr) if self._use_rms else 0.0
+        coef[3] = _threshold_inverse(threshold_db)
+        coef[4] = exponent
 
 
 class Compressor(SidechainInput, _Dynamics):
@@ -292,21 +429,11 @@ class Compressor(SidechainInput, _Dynamics):
     _above = True
     _use_rms = False
     _rms_release = 0.0
+    _kernel = staticmethod(_compressor_kernel)
 
     def _update(self) -> None:
-        self._attack = ballistics_coefficient(self.attack_ms, self._sr)
-        self._release = ballistics_coefficient(self.release_ms, self._sr)
-        self._threshold_inv = _threshold_inverse(self.threshold_db)
-        self._exponent = float(np.float32(1.0) / np.float32(self.ratio) - np.float32(1.0))
-
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        ratio = self._scratch(block)
-        key = block if self._key is None else self._detector_input(block)
-        count = _envelope(
-            key, ratio, self._env, self._rms, self._attack, self._release, 0.0, False, self._threshold_inv, True
-        )
-        _apply_gain(block, ratio, count, self._exponent, True)  # ratio 1 (exponent 0) leaves the signal alone
-        return block
+        exponent = float(np.float32(1.0) / np.float32(self.ratio) - np.float32(1.0))
+        self._set_coefficients(self.attack_ms, self.release_ms, self.threshold_db, exponent)
 
 
 class NoiseGate(SidechainInput, _Dynamics):
@@ -330,30 +457,11 @@ class NoiseGate(SidechainInput, _Dynamics):
 
     _above = False
     _use_rms = True
+    _kernel = staticmethod(_gate_kernel)
 
     def _update(self) -> None:
-        self._attack = ballistics_coefficient(self.attack_ms, self._sr)
-        self._release = ballistics_coefficient(self.release_ms, self._sr)
-        self._rms_release = ballistics_coefficient(50.0, self._sr)
-        self._threshold_inv = _threshold_inverse(self.threshold_db)
-        self._exponent = float(np.float32(self.ratio) - np.float32(1.0))
-
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        ratio = self._scratch(block)
-        count = _envelope(
-            block if self._key is None else self._detector_input(block),
-            ratio,
-            self._env,
-            self._rms,
-            self._attack,
-            self._release,
-            self._rms_release,
-            True,
-            self._threshold_inv,
-            False,
-        )
-        _apply_gain(block, ratio, count, self._exponent, False)  # ratio 1 (exponent 0) leaves the signal alone
-        return block
+        exponent = float(np.float32(self.ratio) - np.float32(1.0))
+        self._set_coefficients(self.attack_ms, self.release_ms, self.threshold_db, exponent)
 
 
 class Limiter(_Dynamics):
@@ -375,29 +483,43 @@ class Limiter(_Dynamics):
     )
     release_ms = Param(100.0, minimum=0.0, unit="ms", doc="release time of the limiting stage", automatable=True)
 
+    _STATE_ROWS = 4  # stage 1 (envelope, unused RMS state), stage 2 (the same)
+    _COEF_SIZE = 10  # stage 1's coefficients, stage 2's
+    _use_rms = False
+    _above = True
+    _kernel = staticmethod(_limiter_kernel)
+
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
-        super()._prepare(sample_rate, num_channels)
-        self._env2 = np.zeros(num_channels, np.float64)
         self._gain_state = np.zeros(4, np.float64)  # current, target, step, remaining ramp samples
         self._ramp_steps = int(math.floor(0.001 * sample_rate))
+        super()._prepare(sample_rate, num_channels)
+
+    def _step_args(self) -> tuple[np.ndarray, ...]:
+        return (self._state, self._coef, self._gain_state, self._ratio, self._wide)
 
     def _reset_state(self) -> None:
         super()._reset_state()
-        self._env2[:] = 0.0
         self._gain_state[0] = self._gain_state[1]
         self._gain_state[2:] = 0.0
 
     def _update(self) -> None:
         sr = self._sr
+        coef = self._coef
         # stage 1: -10 dB, 4:1, 2 ms / 200 ms; stage 2: threshold_db, 1000:1, 1 microsecond / release_ms
-        self._stage1 = (ballistics_coefficient(2.0, sr), ballistics_coefficient(200.0, sr), _threshold_inverse(-10))
-        self._stage2 = (
+        coef[0:5] = (
+            ballistics_coefficient(2.0, sr),
+            ballistics_coefficient(200.0, sr),
+            0.0,
+            _threshold_inverse(-10),
+            float(np.float32(1.0) / np.float32(4.0) - np.float32(1.0)),
+        )
+        coef[5:10] = (
             ballistics_coefficient(0.001, sr),
             ballistics_coefficient(self.release_ms, sr),
+            0.0,
             _threshold_inverse(self.threshold_db),
+            float(np.float32(1.0) / np.float32(1000.0) - np.float32(1.0)),
         )
-        self._exponent1 = float(np.float32(1.0) / np.float32(4.0) - np.float32(1.0))
-        self._exponent2 = float(np.float32(1.0) / np.float32(1000.0) - np.float32(1.0))
         makeup = np.float32(10.0 ** (10.0 * (1.0 - 0.25) / 40.0)) * np.float32(
             db_to_gain_floor(-self.threshold_db, -100.0)
         )
@@ -411,14 +533,3 @@ class Limiter(_Dynamics):
             else:
                 state[0] = target
                 state[3] = 0.0
-
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        ratio = self._scratch(block)
-        attack, release, inverse = self._stage1
-        count = _envelope(block, ratio, self._env, self._rms, attack, release, 0.0, False, inverse, True)
-        _apply_gain(block, ratio, count, self._exponent1, True)
-        attack, release, inverse = self._stage2
-        count = _envelope(block, ratio, self._env2, self._rms, attack, release, 0.0, False, inverse, True)
-        _apply_gain(block, ratio, count, self._exponent2, True)
-        _ramp_and_clip(block, self._gain_state)
-        return block
