@@ -24,6 +24,7 @@ import numpy as np
 
 from ..core.jit import kernel
 from ..core.params import Param
+from ..core.plan import PlanStep
 from ..core.plugin import Plugin, SidechainInput
 
 
@@ -352,6 +353,7 @@ class _Dynamics(Plugin, block_invariant=True):
     @property
     def _rms(self) -> np.ndarray:
         return self._state[1]
+
     #: the plugin's one step: kernel(block, *self._args)
     _kernel: Any = None
 
@@ -371,11 +373,9 @@ class _Dynamics(Plugin, block_invariant=True):
     def _reset_state(self) -> None:
         self._state[:] = 0.0
 
-    def _plan_steps(self, max_frames: int) -> list[Any] | None:
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
         if self._automation or getattr(self, "_key", None) is not None:
             return None
-        from ..core.plan import PlanStep
-
         self._reserve(max_frames)
         return [PlanStep(self._kernel, self._args)]
 

@@ -24,13 +24,13 @@ kernel that runs two channels at a time.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from .._base.enums import PedalboardEnum
 from ..core.jit import kernel
 from ..core.params import Param
+from ..core.plan import PlanStep
 from ..core.plugin import Plugin
 
 _F = np.float32
@@ -384,11 +384,9 @@ class LadderFilter(Plugin, block_invariant=True):
             with self._lock:
                 self._update_now()
 
-    def _plan_steps(self, max_frames: int) -> list[Any] | None:
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
         if self._automation:
             return None
-        from ..core.plan import PlanStep
-
         self._reserve(max_frames)
         return [PlanStep(_ladder_kernel, self._args)]
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core.jit import kernel
 from ..core.params import Param
+from ..core.plan import PlanStep
 from ..core.plugin import Plugin
 
 F32 = np.float32
@@ -240,11 +241,9 @@ class _Modulation(Plugin, block_invariant=True):
 
     _kernel: Any = None
 
-    def _plan_steps(self, max_frames: int) -> list[Any] | None:
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
         if self._automation:
             return None
-        from ..core.plan import PlanStep
-
         self._reserve(max_frames)
         return [PlanStep(self._kernel, self._args)]
 

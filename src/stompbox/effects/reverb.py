@@ -6,12 +6,11 @@ Computed in single precision in the same order as JUCE's ``Reverb`` (the engine 
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ..core.jit import kernel
 from ..core.params import Param
+from ..core.plan import PlanStep
 from ..core.plugin import PairedChannels, Plugin
 from .modulation import Smoothers, _next_value, _ramp
 
@@ -253,13 +252,11 @@ class Reverb(PairedChannels, Plugin, block_invariant=True):
         passes = -3.0 / np.log10(feedback)
         return float(passes * (COMB_TUNINGS[-1] + STEREO_SPREAD) / 44100.0)
 
-    def _plan_steps(self, max_frames: int) -> list[Any] | None:
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
         if self._automation:
             return None
         if self._pairs is not None:
             return super()._plan_steps(max_frames)  # the pair clones' steps, one per pair of rows
-        from ..core.plan import PlanStep
-
         return [PlanStep(_reverb_kernel, self._args)]
 
     def _process(self, block: np.ndarray) -> np.ndarray:
