@@ -6,7 +6,7 @@ from functools import cache
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import Number, kernel
 from ..core.params import Param
 from ..core.plan import PlanStep
 from ..core.plugin import Plugin
@@ -34,7 +34,15 @@ def _halfband_taps(n: int, beta: float) -> np.ndarray:
 
 
 @kernel
-def _upsample2(x, history, taps, centre, out, ext, acc):  # pragma: no cover - compiled
+def _upsample2(
+    x: np.ndarray,
+    history: np.ndarray,
+    taps: np.ndarray,
+    centre: int,
+    out: np.ndarray,
+    ext: np.ndarray,
+    acc: np.ndarray,
+) -> None:  # pragma: no cover - compiled
     """2x interpolation of each row of ``x`` with a half-band filter, continuing from ``history``, into
     ``out[:, :2n]``.
 
@@ -64,7 +72,16 @@ def _upsample2(x, history, taps, centre, out, ext, acc):  # pragma: no cover - c
 
 
 @kernel
-def _limit(block, ring, pos, peaks, use_peaks, state, ceiling, release):  # pragma: no cover - compiled
+def _limit(
+    block: np.ndarray,
+    ring: np.ndarray,
+    pos: int,
+    peaks: np.ndarray,
+    use_peaks: bool,
+    state: np.ndarray,
+    ceiling: Number,
+    release: Number,
+) -> int:  # pragma: no cover - compiled
     """Stereo-linked lookahead limiting, in place; returns the new ring position.
 
     The input goes through a delay line of ``ring.shape[1]`` samples (the lookahead). Each sample's peak (the
@@ -110,7 +127,7 @@ def _limit(block, ring, pos, peaks, use_peaks, state, ceiling, release):  # prag
 
 
 @kernel
-def _group_peaks(up, peaks):  # pragma: no cover - compiled
+def _group_peaks(up: np.ndarray, peaks: np.ndarray) -> None:  # pragma: no cover - compiled
     """``peaks[i]`` = the largest ``|up[c, 4i + k]|`` over channels ``c`` and ``k`` in 0..3."""
     channels = up.shape[0]
     for i in range(peaks.shape[0]):
@@ -128,7 +145,17 @@ TILE = 256
 
 
 @kernel
-def _brickwall_kernel(block, ring, state, coef, history, taps, up, work, peaks):  # pragma: no cover - compiled
+def _brickwall_kernel(
+    block: np.ndarray,
+    ring: np.ndarray,
+    state: np.ndarray,
+    coef: np.ndarray,
+    history: np.ndarray,
+    taps: np.ndarray,
+    up: np.ndarray,
+    work: np.ndarray,
+    peaks: np.ndarray,
+) -> None:  # pragma: no cover - compiled
     """The BrickwallLimiter's step: :func:`_limit` on the block in place, with the true-peak sidechain when
     ``coef[2]`` is set (then worked through in tiles of ``peaks.shape[0]`` frames, so the scratch stays small).
 

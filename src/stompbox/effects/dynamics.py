@@ -53,7 +53,15 @@ def _threshold_inverse(threshold_db: float) -> float:
 
 
 @kernel
-def _follow(x, e, r, attack, release, rms_release, use_rms):  # pragma: no cover - compiled
+def _follow(
+    x: float,
+    e: float,
+    r: float,
+    attack: float,
+    release: float,
+    rms_release: float,
+    use_rms: bool,
+) -> tuple[float, float]:  # pragma: no cover - compiled
     """One step of the ballistics filter: returns the new (envelope, RMS state)."""
     if use_rms:
         v = x * x
@@ -66,8 +74,17 @@ def _follow(x, e, r, attack, release, rms_release, use_rms):  # pragma: no cover
 
 @kernel
 def _envelope(
-    block, out, env, rms, attack, release, rms_release, use_rms, threshold_inv, above
-):  # pragma: no cover - compiled
+    block: np.ndarray,
+    out: np.ndarray,
+    env: np.ndarray,
+    rms: np.ndarray,
+    attack: float,
+    release: float,
+    rms_release: float,
+    use_rms: bool,
+    threshold_inv: float,
+    above: bool,
+) -> int:  # pragma: no cover - compiled
     """The ballistics filter shared by all dynamics processors: writes each sample's envelope, divided by the
     threshold, into ``out`` and returns how many samples the gain computer will touch (ratio over 1 when
     ``above``, under 1 otherwise).
@@ -124,7 +141,9 @@ _L32_LO = _LN2_LO / 32.0
 
 
 @kernel
-def _gain_row(x, q, e, above, wide):  # pragma: no cover - compiled
+def _gain_row(
+    x: np.ndarray, q: np.ndarray, e: float, above: bool, wide: np.ndarray
+) -> None:  # pragma: no cover - compiled
     """``x[i] *= q[i] ** e`` where the gain computer acts (``q > 1`` when ``above``, else ``q < 1``).
 
     ``q ** e`` is ``exp(e * log(q))`` computed in double precision from small tables and short series
@@ -177,7 +196,16 @@ def _gain_row(x, q, e, above, wide):  # pragma: no cover - compiled
 
 
 @kernel
-def _dynamics(block, key, state, coef, ratio, wide, use_rms, above):  # pragma: no cover - compiled
+def _dynamics(
+    block: np.ndarray,
+    key: np.ndarray,
+    state: np.ndarray,
+    coef: np.ndarray,
+    ratio: np.ndarray,
+    wide: np.ndarray,
+    use_rms: bool,
+    above: bool,
+) -> None:  # pragma: no cover - compiled
     """Envelope follower and hard-knee gain computer of Compressor and NoiseGate (and each Limiter stage).
 
     The envelope follows ``key`` (the block itself, or a sidechain signal of its shape); ``state`` is float64
@@ -202,21 +230,35 @@ def _dynamics(block, key, state, coef, ratio, wide, use_rms, above):  # pragma: 
 
 
 @kernel
-def _compressor_kernel(block, state, coef, ratio, wide):  # pragma: no cover - compiled
+def _compressor_kernel(
+    block: np.ndarray, state: np.ndarray, coef: np.ndarray, ratio: np.ndarray, wide: np.ndarray
+) -> None:  # pragma: no cover - compiled
     """The Compressor's step: peak envelope of the block itself, gain above the threshold."""
     _dynamics(block, block, state, coef, ratio, wide, False, True)
 
 
 @kernel
-def _gate_kernel(block, state, coef, ratio, wide):  # pragma: no cover - compiled
+def _gate_kernel(
+    block: np.ndarray, state: np.ndarray, coef: np.ndarray, ratio: np.ndarray, wide: np.ndarray
+) -> None:  # pragma: no cover - compiled
     """The NoiseGate's step: RMS-then-peak envelope of the block itself, gain below the threshold."""
     _dynamics(block, block, state, coef, ratio, wide, True, False)
 
 
 @kernel
 def _dynamics_tv(
-    block, key, env, rms, attack, release, rms_release, use_rms, threshold_inv, exponent, above
-):  # pragma: no cover - compiled
+    block: np.ndarray,
+    key: np.ndarray,
+    env: np.ndarray,
+    rms: np.ndarray,
+    attack: np.ndarray,
+    release: np.ndarray,
+    rms_release: float,
+    use_rms: bool,
+    threshold_inv: np.ndarray,
+    exponent: np.ndarray,
+    above: bool,
+) -> None:  # pragma: no cover - compiled
     """Envelope follower and hard-knee gain computer in one pass, with per-sample ``attack``, ``release``,
     ``threshold_inv`` and ``exponent`` (float64 arrays of the block's length): the automated path of
     Compressor and NoiseGate. The envelope follows ``key`` (the block itself, or a sidechain signal of the same
@@ -252,7 +294,7 @@ def _threshold_inverse_curve(threshold_db: np.ndarray) -> np.ndarray:
 
 
 @kernel
-def _ramp_and_clip(block, state):  # pragma: no cover - compiled
+def _ramp_and_clip(block: np.ndarray, state: np.ndarray) -> None:  # pragma: no cover - compiled
     """Multiply by the Limiter's output gain, stepping it linearly while a ramp is pending, then clip to +-1.
 
     ``state`` = (current gain, target gain, step, remaining ramp samples); the gain sequence is the same for
@@ -281,7 +323,9 @@ def _ramp_and_clip(block, state):  # pragma: no cover - compiled
 
 
 @kernel
-def _limiter_kernel(block, state, coef, gain_state, ratio, wide):  # pragma: no cover - compiled
+def _limiter_kernel(
+    block: np.ndarray, state: np.ndarray, coef: np.ndarray, gain_state: np.ndarray, ratio: np.ndarray, wide: np.ndarray
+) -> None:  # pragma: no cover - compiled
     """The Limiter's step: two compressor stages (``state`` rows 0-1 and 2-3, ``coef[0:5]`` and ``coef[5:10]``,
     see :func:`_dynamics`), then the makeup gain ramp and the clip (:func:`_ramp_and_clip`)."""
     _dynamics(block, block, state[0:2], coef[0:5], ratio, wide, False, True)
@@ -293,6 +337,10 @@ class _Dynamics(Plugin, block_invariant=True):
     """Per-channel envelope state shared by the dynamics processors."""
 
     _abstract = True
+    #: set by each processor: whether the gain computer acts above the threshold (else below), and the detector
+    _above: bool
+    _use_rms: bool
+    _rms_release: float
 
     def _curve(self, curves: dict[str, np.ndarray], name: str, n: int) -> np.ndarray:
         curve = curves.get(name)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import Number, kernel
 from ..core.params import Param
 from ..core.plan import PlanStep
 from ..core.plugin import Plugin
@@ -28,16 +28,19 @@ CUR, TGT, STEP, LEFT = 0, 1, 2, 3
 
 
 @kernel
-def _next_value(sm, k):  # pragma: no cover - compiled
+def _next_value(sm: np.ndarray, k: int) -> Number:  # pragma: no cover - compiled
     """Advance smoother ``k`` by one sample and return its value."""
+    value: Number
     if sm[k, LEFT] <= 0.0:
-        return sm[k, TGT]
+        value = sm[k, TGT]
+        return value
     sm[k, LEFT] -= 1.0
     if sm[k, LEFT] > 0.0:
         sm[k, CUR] += sm[k, STEP]
     else:
         sm[k, CUR] = sm[k, TGT]
-    return sm[k, CUR]
+    value = sm[k, CUR]
+    return value
 
 
 class Smoothers:
@@ -49,7 +52,7 @@ class Smoothers:
         self.state = np.zeros((len(ramp_samples) + extra_rows, 4), np.float32)
         self.ramps = list(ramp_samples)
 
-    def set_target(self, k: int, value: float) -> None:
+    def set_target(self, k: int, value: Number) -> None:
         """Start a ramp from the current value to ``value`` (or jump when the ramp length is 0)."""
         sm = self.state
         value = F32(value)
@@ -84,7 +87,9 @@ _FREQ, _DEPTH, _DRY, _WET, _FB = 0, 1, 2, 3, 4
 
 
 @kernel
-def _lfo(out, n, sm, osc, base_inc):  # pragma: no cover - compiled
+def _lfo(
+    out: np.ndarray, n: int, sm: np.ndarray, osc: np.ndarray, base_inc: Number
+) -> None:  # pragma: no cover - compiled
     """Fill ``out[:n]`` with JUCE's sine oscillator, ``sin(phase - pi)`` (single precision), times the smoothed
     amplitude; ``osc[0]`` is the phase, advanced by ``base_inc * frequency`` per sample and wrapped at 2 pi."""
     pi = np.float32(np.pi)
@@ -108,7 +113,7 @@ def _lfo(out, n, sm, osc, base_inc):  # pragma: no cover - compiled
 
 
 @kernel
-def _mix(block, wet, sm):  # pragma: no cover - compiled
+def _mix(block: np.ndarray, wet: np.ndarray, sm: np.ndarray) -> None:  # pragma: no cover - compiled
     """``block = wet_gain * wet + dry_gain * block`` with per-sample smoothed gains (a linear dry/wet mixer)."""
     channels, n = block.shape
     if sm[_DRY, LEFT] <= 0.0 and sm[_WET, LEFT] <= 0.0:
@@ -126,7 +131,17 @@ def _mix(block, wet, sm):  # pragma: no cover - compiled
 
 
 @kernel
-def _chorus_kernel(block, ring, pos, last, sm, osc, delays, wet, coef):  # pragma: no cover - compiled
+def _chorus_kernel(
+    block: np.ndarray,
+    ring: np.ndarray,
+    pos: np.ndarray,
+    last: np.ndarray,
+    sm: np.ndarray,
+    osc: np.ndarray,
+    delays: np.ndarray,
+    wet: np.ndarray,
+    coef: np.ndarray,
+) -> None:  # pragma: no cover - compiled
     """Chorus on a ``(channels, n)`` float32 block, in place (the plugin's one step).
 
     ``ring`` is ``(channels, size)``, size a power of two > ``max_delay + 1``, holding past delay-line inputs;
@@ -139,8 +154,9 @@ def _chorus_kernel(block, ring, pos, last, sm, osc, delays, wet, coef):  # pragm
     centre_ms = np.float32(coef[1])
     sample_rate = coef[2]
     max_delay = np.float32(coef[3])
+    n: int
     channels, n = block.shape
-    mask = ring.shape[1] - 1
+    mask: int = ring.shape[1] - 1
     f20 = np.float32(20.0)
     one = np.float32(1.0)
     zero = np.float32(0.0)
@@ -149,7 +165,7 @@ def _chorus_kernel(block, ring, pos, last, sm, osc, delays, wet, coef):  # pragm
         lfo = f20 * delays[i] + centre_ms
         if lfo < one:
             lfo = one
-        d = np.float32(np.float64(lfo) * sample_rate / 1000.0)
+        d: Number = np.float32(np.float64(lfo) * sample_rate / 1000.0)
         if d > max_delay:
             d = max_delay
         elif d < zero:
@@ -206,7 +222,7 @@ class _Modulation(Plugin, block_invariant=True):
         self._scratch = np.zeros(0, np.float32)
         self._wet = np.zeros((num_channels, 0), np.float32)
 
-    def _set_targets(self, rate: float, amplitude: float, mix: float, feedback: float) -> None:
+    def _set_targets(self, rate: Number, amplitude: Number, mix: float, feedback: float) -> None:
         sm = self._sm
         # while automated, parameters glide to each sub-block's value over that sub-block (not 50 ms)
         sm.ramps = list(self._automation_ramps if self._automation else self._default_ramps)
@@ -340,7 +356,19 @@ _UPDATE_EVERY = 4  # the LFO and the all-pass coefficients are updated every 4 s
 
 
 @kernel
-def _phaser_kernel(block, s1, last, sm, osc, gstate, phase, lfo, gains, wet, coef):  # pragma: no cover - compiled
+def _phaser_kernel(
+    block: np.ndarray,
+    s1: np.ndarray,
+    last: np.ndarray,
+    sm: np.ndarray,
+    osc: np.ndarray,
+    gstate: np.ndarray,
+    phase: np.ndarray,
+    lfo: np.ndarray,
+    gains: np.ndarray,
+    wet: np.ndarray,
+    coef: np.ndarray,
+) -> None:  # pragma: no cover - compiled
     """Phaser on a ``(channels, n)`` float32 block, in place (the plugin's one step).
 
     Every 4th sample (counted across blocks by ``phase[0]``) the LFO gives a new normalised position

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import Number, kernel
 from ..core.params import Param
 from ..core.plan import PlanStep
 from ..core.plugin import PairedChannels, Plugin
@@ -37,7 +37,7 @@ _DAMP, _FEEDBACK, _DRY, _WET1, _WET2, _GAIN = 0, 1, 2, 3, 4, 5
 
 
 @kernel
-def _flush(x):  # pragma: no cover - compiled
+def _flush(x: Number) -> Number:  # pragma: no cover - compiled
     """Round a state value through +0.1 and back, as JUCE does on x86 to keep denormals out of the loops."""
     tenth = np.float32(0.1)
     x += tenth
@@ -46,7 +46,14 @@ def _flush(x):  # pragma: no cover - compiled
 
 
 @kernel
-def _reverb_kernel(block, combs, allpasses, lines, comb_last, sm):  # pragma: no cover - compiled
+def _reverb_kernel(
+    block: np.ndarray,
+    combs: np.ndarray,
+    allpasses: np.ndarray,
+    lines: np.ndarray,
+    comb_last: np.ndarray,
+    sm: np.ndarray,
+) -> None:  # pragma: no cover - compiled
     """Freeverb on a mono or stereo ``(channels, n)`` float32 block, in place (the plugin's one step: a block
     of more than two channels, which only comes without ``channel_pairs``, passes through unchanged).
 
@@ -222,7 +229,7 @@ class Reverb(PairedChannels, Plugin, block_invariant=True):
 
     @property
     def _frozen(self) -> bool:
-        return F32(self.freeze_mode) >= F32(0.5)
+        return bool(F32(self.freeze_mode) >= F32(0.5))
 
     def _update(self) -> None:
         width = F32(self.width)
