@@ -10,7 +10,8 @@
         while f.tell() < f.frames:
             o.write(board(f.read(f.samplerate), f.samplerate, reset=False))
 
-Heavy modules (Numba kernels, codecs, plugin hosts) are imported the first time they are used.
+Heavy modules (NumPy, the plugin machinery, Numba kernels, codecs, plugin hosts) are imported the first time
+they are used: ``import stompbox`` itself takes only a few milliseconds.
 """
 
 from __future__ import annotations
@@ -21,8 +22,7 @@ from typing import TYPE_CHECKING, Any
 from . import effects as _effects
 from ._base.errors import StompboxError
 from ._base.version import __pedalboard_version__, __version__
-from .board import Chain, Mix, Pedalboard, PluginContainer, process
-from .core import Plugin, registry
+from .core import registry
 
 version = __version__
 
@@ -45,6 +45,14 @@ _LAZY_MODULES = {
     "limits",
 }
 _LAZY_NAMES: dict[str, str] = {
+    # the containers and the plugin base: NumPy and the plugin machinery load on first use, so a command that
+    # only reads files (``stompbox info``) or prints its version does not pay for them
+    "Pedalboard": ".board",
+    "Chain": ".board",
+    "Mix": ".board",
+    "PluginContainer": ".board",
+    "process": ".board",
+    "Plugin": ".core.plugin",
     "load_chain": ".chains",
     "load_plugin": ".hosting",
     "find_plugins": ".hosting",
@@ -72,8 +80,10 @@ __all__ = sorted(
 
 if TYPE_CHECKING:  # the lazily loaded names, for type checkers and IDEs
     from . import io, utils
+    from .board import Chain, Mix, Pedalboard, PluginContainer, process
     from .chains import load_chain
     from .core.automation import LFO, Automation, Curve, Envelope
+    from .core.plugin import Plugin
     from .effects.basic import Bitcrush, Clipping, Distortion, Gain, Invert
     from .effects.brickwall import BrickwallLimiter
     from .effects.codecs import GSMFullRateCompressor, MP3Compressor

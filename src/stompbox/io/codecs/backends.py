@@ -180,7 +180,9 @@ class SoundfileDecoder(Decoder):
                 self._file = sf.SoundFile(self._trap if self._trap is not None else source, "r")
         except (sf.LibsndfileError, RuntimeError, TypeError) as exc:
             self._check_source()
-            raise UnsupportedFormatError(str(exc)) from exc
+            # (soundfile's message names the object it was given: for a file-like, the trap around it)
+            reason = exc.error_string if isinstance(exc, sf.LibsndfileError) else str(exc)
+            raise UnsupportedFormatError(f"Error opening {name!r}: {reason}") from exc
         self._check_source()
         info = self._file
         self.samplerate = float(info.samplerate)
