@@ -92,7 +92,7 @@ class Plugin:
     Do not instantiate it directly; use its subclasses (``Gain``, ``Reverb``, ``Pedalboard``, ...).
     """
 
-    _params: ClassVar[dict[str, Param]] = {}
+    _params: ClassVar[dict[str, Param[Any]]] = {}
     _abstract: ClassVar[bool] = True
     #: the engine traits, declared as class keywords and checked at the class statement (see core/traits.py);
     #: each is also set as the private class attribute the engine reads (``_stateful``, ``_block_invariant``,
@@ -146,7 +146,7 @@ class Plugin:
             if trait == "block_invariant" and trait not in traits and isinstance(getattr(cls, attribute), property):
                 continue  # inherited from such a container
             setattr(cls, attribute, getattr(declared, trait))
-        params: dict[str, Param] = {}
+        params: dict[str, Param[Any]] = {}
         for klass in reversed(cls.__mro__):
             for name, value in vars(klass).items():
                 if isinstance(value, Param):

@@ -91,7 +91,8 @@ class _Ring:
         if n > first:
             self.data[:, : n - first] = block[:, first:n]
         self.written += n
-        return n
+        result: int = n
+        return result
 
     def pop_into(self, out: np.ndarray) -> int:
         """Move up to ``out.shape[1]`` frames into ``out`` (channels, n); return how many."""
@@ -104,7 +105,8 @@ class _Ring:
         if n > first:
             out[:, first:n] = self.data[:, : n - first]
         self.consumed += n
-        return n
+        result: int = n
+        return result
 
 
 def _map_channels(block: np.ndarray, channels: int) -> np.ndarray:
@@ -403,6 +405,7 @@ class AudioStream(metaclass=_StreamMeta):
             padded = np.zeros_like(block)
             padded[:, missing:] = result
             return padded
+        result: np.ndarray = result
         return result
 
     def _record(self, block: np.ndarray) -> None:
@@ -736,7 +739,8 @@ def _reader(path: str | os.PathLike[str]) -> Iterator[Any]:
             return np.ascontiguousarray(self._h.read(n, dtype="float32", always_2d=True).T)
 
         def tell(self) -> int:
-            return self._h.tell()
+            result: int = self._h.tell()
+            return result
 
     with soundfile.SoundFile(str(path)) as handle:
         yield _Reader(handle)
