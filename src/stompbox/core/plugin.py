@@ -26,7 +26,7 @@ import os
 import threading
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -38,6 +38,9 @@ from .errors import AbstractPluginError, DuplicatePluginError
 from .layout import channels_first_view, check_buffer_size, check_sample_rate, restore_layout
 from .params import Param, ParamSpec, document, is_generated_init, make_init
 from .traits import Traits
+
+if TYPE_CHECKING:
+    from .plan import PlanStep
 
 DUPLICATE_ERROR = (
     "The same plugin instance is being used multiple times in the same chain of plugins, which would cause "
@@ -248,6 +251,22 @@ class Plugin:
         """Plugins inside this one (containers override)."""
         return []
 
+    # ------------------------------------------------------------------ compiled plans (see core/plan.py)
+    #: bumped by :meth:`_plan_changed`; owners of plans rebuild their table when a plugin's generation moved
+    _plan_generation: int = 0
+    #: bumped with every plugin's generation: owners of plans look at their plugins only when it moved
+    _plan_epoch: ClassVar[int] = 0
+
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
+        """The compiled steps of this plugin's ``_process`` for blocks of at most ``max_frames`` frames (see
+        :mod:`stompbox.core.plan`), or ``None`` when it cannot run in a compiled plan now (the default)."""
+        return None
+
+    def _plan_changed(self) -> None:
+        """Say that an array a plan step refers to was replaced (plans over this plugin rebuild their table)."""
+        self._plan_generation += 1
+        Plugin._plan_epoch += 1
+
     # ------------------------------------------------------------------ public properties
     @property
     def is_effect(self) -> bool:
@@ -287,6 +306,7 @@ class Plugin:
             return False
         self._format = None
         self._prepare(sample_rate, num_channels)  # if this raises, the next call prepares again
+        self._plan_changed()  # the arrays of any plan step are new
         self._format = (sample_rate, num_channels)
         self._dirty = True
         self._reset_all()

@@ -1,0 +1,340 @@
+"""The compiled per-block plan of a plugin or a board: one compiled call per block instead of one Python round
+trip per plugin, for streams in small blocks and for the live audio thread.
+
+The step protocol
+-----------------
+A plugin that can run in a plan implements ``Plugin._plan_steps(max_frames) -> list[PlanStep] | None``: the
+compiled kernels that make up its ``_process``, each with the arrays it works on. It is called on a prepared
+plugin (format set, ``_update`` done) and returns ``None`` when the plugin cannot run in a plan right now
+(automated, sidechained, hosted through Python, ...).
+
+- ``kernel(block, *args)`` processes ``block`` (a C-contiguous float32 ``(channels, n)`` array, ``0 <= n <=
+  max_frames``) in place and returns nothing. ``args`` are C-contiguous NumPy arrays only (no Python scalars):
+  state, coefficients, scratch of at least ``max_frames``. All mutable state lives in them.
+- The plugin's own ``_process`` runs the same steps on the same arrays (one code path), so a stream may switch
+  between the plan and the Python path between blocks without a change in its output.
+- ``_update`` writes coefficient arrays in place; a plugin that must allocate a new array that a step refers to
+  (a delay line that grows) calls ``self._plan_changed()`` afterwards, and owners of plans rebuild their table.
+  Preparing for a new format does that on its own.
+- ``rows=(a, b)`` has a step process rows ``a:b`` of the block only (the channel pairs of a paired plugin).
+- ``plugin`` names the plugin whose state the step changes when it is not the plugin that returned it (a pair
+  clone): the plan calls its ``_begin_step()`` before a block, advances its ``_clock`` after it, and calls its
+  ``_reset_state()`` when its output was not finite. Containers fill it in for their children's steps.
+
+The plan
+--------
+:func:`compile_plan` turns a plugin's steps into a :class:`Plan`: a table of the arrays (``Plan.table``) and a
+generated Numba function that rebuilds each array from the table and calls the kernels in order
+(``Plan.run(block)``), with a C entry point for callers outside Python (``Plan.address``, see there). Importing
+this module does not import Numba; compiling a plan does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .plugin import Plugin
+
+
+class PlanStep(NamedTuple):
+    """One compiled step of a plugin's block processing: ``kernel(block, *args)``, in place.
+
+    Attributes
+    ----------
+    kernel : numba dispatcher
+        A module-level kernel compiled with ``stompbox._base.jit.kernel``; called as ``kernel(block, *args)``, it
+        processes the float32 ``(channels, n)`` block in place and returns nothing.
+    args : tuple of numpy.ndarray
+        C-contiguous arrays only (state, coefficients, scratch); updated in place, never rebound while a plan
+        refers to them (call ``Plugin._plan_changed()`` when they must be).
+    rows : tuple of int, optional
+        The rows ``(start, stop)`` of the block the step processes; ``None`` for all of them.
+    plugin : Plugin, optional
+        The plugin whose state the step changes, when it is not the plugin that returned the step.
+    """
+
+    kernel: Any
+    args: tuple[np.ndarray, ...]
+    rows: tuple[int, int] | None = None
+    plugin: Plugin | None = None
+
+
+def owned(steps: list[PlanStep], plugin: Plugin) -> list[PlanStep]:
+    """``steps`` with ``plugin`` as the owner of every step that names none (what containers use)."""
+    return [step if step.plugin is not None else step._replace(plugin=plugin) for step in steps]
+
+
+def run_steps(block: np.ndarray, steps: list[PlanStep]) -> None:
+    """Run ``steps`` on ``block`` from Python (what a plugin's ``_process`` does with its own steps)."""
+    for step in steps:
+        if step.rows is None:
+            step.kernel(block, *step.args)
+        else:
+            step.kernel(block[step.rows[0] : step.rows[1]], *step.args)
+
+
+# ---------------------------------------------------------------------------------------------- the compiler
+#: dtype codes of the table (informative: the generated code knows each array's dtype)
+_DTYPES = {
+    np.dtype(np.float32): (0, "float32"),
+    np.dtype(np.float64): (1, "float64"),
+    np.dtype(np.int64): (2, "int64"),
+    np.dtype(np.int32): (3, "int32"),
+    np.dtype(np.uint32): (4, "uint32"),
+    np.dtype(np.uint8): (5, "uint8"),
+    np.dtype(np.bool_): (6, "bool_"),
+    np.dtype(np.complex128): (7, "complex128"),
+    np.dtype(np.complex64): (8, "complex64"),
+    np.dtype(np.int16): (9, "int16"),
+}
+
+#: a plan reports the owners whose output was not finite as bits of an int64
+MAX_CHECKED_OWNERS = 63
+
+
+class PlanError(TypeError):
+    """A step does not follow the protocol (an argument that is not a C-contiguous array of a known dtype)."""
+
+
+class _Layout(NamedTuple):
+    """What the generated source depends on (not the arrays' addresses or sizes)."""
+
+    source: str
+    key: str
+
+
+def _kernel_ref(kernel: Any) -> tuple[str, str]:
+    fn = getattr(kernel, "py_func", None)
+    if fn is None or not hasattr(kernel, "compile"):
+        raise PlanError(f"A plan step's kernel must be a Numba kernel, not {kernel!r}.")
+    module, name = fn.__module__, fn.__qualname__
+    if "." in name or "<" in name or getattr(sys.modules.get(module), name, None) is not kernel:
+        raise PlanError(f"A plan step's kernel must be a module-level kernel ({module}.{name}).")
+    return module, name
+
+
+def _generate(steps: list[PlanStep], checks: list[int]) -> str:
+    """The source of a plan body for ``steps``; ``checks[i]`` is the bit to set when the output of step ``i`` is
+    not finite (``-1``: no check after it)."""
+    imports: dict[tuple[str, str], str] = {}
+    lines = ["def body(block, table):", "    n = block.shape[1]", "    mask = 0"]
+    slot = 0
+    for i, step in enumerate(steps):
+        ref = _kernel_ref(step.kernel)
+        alias = imports.setdefault(ref, f"k{len(imports)}")
+        names = []
+        for j, arg in enumerate(step.args):
+            if not isinstance(arg, np.ndarray) or not arg.flags.c_contiguous or arg.dtype not in _DTYPES:
+                what = f"{arg.dtype} array" if isinstance(arg, np.ndarray) else type(arg).__name__
+                raise PlanError(
+                    f"Argument {j} of plan step {ref[1]} must be a C-contiguous numpy array of a plain dtype, "
+                    f"not a {what}{'' if not isinstance(arg, np.ndarray) or arg.flags.c_contiguous else ' (strided)'}."
+                )
+            dtype = _DTYPES[arg.dtype][1]
+            shape = ", ".join(f"table[{slot + 1 + d}]" for d in range(arg.ndim)) + ("," if arg.ndim == 1 else "")
+            name = f"a{i}_{j}"
+            if arg.ndim == 0:
+                lines.append(f"    {name} = _carray(_ptr(table[{slot}], np.{dtype}), (1,)).reshape(())")
+            else:
+                lines.append(f"    {name} = _carray(_ptr(table[{slot}], np.{dtype}), ({shape}))")
+            names.append(name)
+            slot += 1 + arg.ndim
+        target = "block" if step.rows is None else f"block[{int(step.rows[0])}:{int(step.rows[1])}]"
+        lines.append(f"    {alias}({', '.join([target, *names])})")
+        if checks[i] >= 0:
+            lines.append(f"    if n and _nonfinite({target}):")
+            lines.append(f"        mask |= {1 << checks[i]}")
+    lines.append("    return mask")
+    head = [
+        '"""A stompbox plan body (generated by stompbox.core.plan; do not edit)."""',
+        "import numpy as np",
+        "from numba import carray as _carray",
+        "from stompbox._base.jit import kernel",
+        "from stompbox.core._plan_kernels import address_as_pointer as _ptr, nonfinite as _nonfinite",
+    ]
+    head += [f"from {module} import {name} as {alias}" for (module, name), alias in imports.items()]
+    return "\n".join(head) + "\n\n\n" + "\n".join(lines) + "\n\n\nbody = kernel(body)\n"
+
+
+def _table(steps: list[PlanStep]) -> np.ndarray:
+    values: list[int] = []
+    for step in steps:
+        for arg in step.args:
+            values.append(arg.ctypes.data)
+            values.extend(int(d) for d in arg.shape)
+    return np.array(values or [0], np.int64)
+
+
+def _plan_dir() -> Path:
+    """Where generated plan sources are written: beside Numba's cache when ``NUMBA_CACHE_DIR`` is set, else a
+    per-user cache folder (a temporary folder when that is not writable)."""
+    from .._base.jit import _guard, _writable
+
+    _guard()
+    candidates = []
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        candidates.append(Path(os.environ["NUMBA_CACHE_DIR"]) / "stompbox-plans")
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    candidates.append(Path(xdg) / "stompbox" / "plans")
+    user = os.getuid() if hasattr(os, "getuid") else "user"
+    candidates.append(Path(tempfile.gettempdir()) / f"stompbox-plans-{user}")
+    for path in candidates:
+        if _writable(path):
+            return path
+    raise OSError("No writable folder for stompbox's compiled plans.")
+
+
+_modules: dict[str, Any] = {}
+_modules_lock = threading.Lock()
+
+
+def _load(source: str) -> Any:
+    """Import the generated ``source`` (written once to a file named by its hash, so Numba's on-disk cache of the
+    body works across processes) and return its module."""
+    key = hashlib.sha1(source.encode()).hexdigest()[:20]
+    with _modules_lock:
+        module = _modules.get(key)
+        if module is not None:
+            return module
+        import importlib.util
+
+        name = f"stompbox_plan_{key}"
+        folder = _plan_dir()
+        path = folder / f"{name}.py"
+        if not path.exists() or path.read_text() != source:
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}-", suffix=".py")
+            with os.fdopen(fd, "w") as f:
+                f.write(source)
+            os.replace(tmp, path)
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        _modules[key] = module
+        return module
+
+
+class Plan:
+    """A compiled plan: the steps of a plugin (or board) run by one compiled call per block.
+
+    Attributes
+    ----------
+    table : numpy.ndarray
+        int64: for every argument array of every step, in order, its address then its shape. Valid while this
+        Plan object lives (it keeps the arrays alive). Stable layout, read by the generated code only.
+    owners : list of Plugin
+        The plugins whose state the steps change, in order; bit ``k`` of :meth:`run`'s result is ``owners[k]``
+        (stateful owners only: ``checked``).
+    plugins : list of Plugin
+        Every plugin the plan covers (owners and the containers around them): call their ``_begin_step()``
+        before a block and advance their ``_clock`` after it.
+    """
+
+    def __init__(self, steps: list[PlanStep], owners: list[Plugin], checked: list[Plugin], plugins: list[Plugin]):
+        self.steps = steps
+        self.owners = owners
+        self.checked = checked
+        self.plugins = plugins
+        self.max_frames = 0
+        self.table = _table(steps)
+        self._arrays = [arg for step in steps for arg in step.args]  # keeps every address in the table valid
+        self._module: Any = None
+        self._cfunc: Any = None
+        self.key = ""
+
+    def run(self, block: np.ndarray) -> int:
+        """Process the C-contiguous float32 ``(channels, n)`` ``block`` in place; return the bit mask of the
+        checked owners whose output was not finite (bit ``k``: ``checked[k]``)."""
+        return int(self._module.body(block, self.table))
+
+    @property
+    def address(self) -> int:
+        """Address of a C function ``int64 plan(float32 *block, int64 channels, int64 n, int64 *table)`` running
+        this plan on a planar (channel after channel, ``n`` samples each) block in place and returning the
+        non-finite mask. Pass ``table.ctypes.data`` as ``table`` (or the table of another Plan with the same
+        ``key``). It takes no GIL and touches no Python object: callable from any thread (the live audio
+        callback), one call at a time per plan's state. Compiled on first use."""
+        if self._cfunc is None:
+            self._cfunc = _cfunc_for(self._module)
+        return int(self._cfunc.address)
+
+    def rebuilt(self, steps: list[PlanStep]) -> Plan:
+        """A plan over new arrays of the same layout (same ``key``: no compilation)."""
+        plan = Plan(steps, self.owners, self.checked, self.plugins)
+        plan._module, plan._cfunc, plan.key, plan.max_frames = self._module, self._cfunc, self.key, self.max_frames
+        return plan
+
+
+_cfuncs: dict[int, Any] = {}
+
+
+def _cfunc_for(module: Any) -> Any:
+    with _modules_lock:
+        cf = _cfuncs.get(id(module))
+        if cf is None:
+            from ._plan_kernels import make_cfunc
+
+            cf = _cfuncs[id(module)] = make_cfunc(module.body)
+        return cf
+
+
+def collect(plugin: Plugin, max_frames: int) -> tuple[list[PlanStep], list[Plugin]] | None:
+    """``plugin``'s steps with owners filled in, and every plugin they cover; ``None`` if it has no plan now."""
+    steps = plugin._plan_steps(max_frames)
+    if steps is None:
+        return None
+    plugins = list(plugin._iter_tree())
+    return owned(steps, plugin), plugins
+
+
+def layout_key(steps: list[PlanStep]) -> tuple:
+    """What decides the generated code of ``steps`` (kernels, argument dtypes and ranks, rows, owners)."""
+    return tuple(
+        (id(s.kernel), tuple((a.dtype.str, a.ndim) for a in s.args), s.rows, id(s.plugin) if s.plugin else 0)
+        for s in steps
+    )
+
+
+def compile_steps(steps: list[PlanStep], plugins: list[Plugin], max_frames: int) -> Plan | None:
+    """Compile ``steps`` (owners filled in) covering ``plugins``; ``None`` when more than
+    :data:`MAX_CHECKED_OWNERS` stateful plugins would have to be checked."""
+    owners: list[Plugin] = []
+    for step in steps:
+        assert step.plugin is not None
+        if not any(step.plugin is o for o in owners):
+            owners.append(step.plugin)
+    checked = [o for o in owners if o._stateful]
+    if len(checked) > MAX_CHECKED_OWNERS:
+        return None
+    bits = {id(o): k for k, o in enumerate(checked)}
+    checks = []
+    for i, step in enumerate(steps):
+        last = all(later.plugin is not step.plugin for later in steps[i + 1 :])
+        checks.append(bits[id(step.plugin)] if last and id(step.plugin) in bits else -1)
+    source = _generate(steps, checks)
+    extra = [o for o in owners if not any(o is p for p in plugins)]
+    plan = Plan(steps, owners, checked, plugins + extra)
+    plan._module = _load(source)
+    plan.key = hashlib.sha1(source.encode()).hexdigest()[:20]
+    plan.max_frames = max_frames
+    return plan
+
+
+def compile_plan(plugin: Plugin, max_frames: int) -> Plan | None:
+    """The compiled plan of a prepared ``plugin`` (a single effect or a whole board) for blocks of at most
+    ``max_frames`` frames, or ``None`` when some plugin in it cannot run in a plan now."""
+    found = collect(plugin, max_frames)
+    if found is None:
+        return None
+    steps, plugins = found
+    return compile_steps(steps, plugins, max_frames)
