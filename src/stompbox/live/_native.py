@@ -71,6 +71,9 @@ W_OUT_CONSUMED = 25  # consumer: the callback
 W_UNDERRUN = 26  # output frames the queue could not fill while write() was feeding (callback)
 W_WRITING = 27  # write() is feeding (set by Python)
 W_PLAN_CALLS = 28  # periods that ran a plan
+W_ACK_PERIOD = 29  # the period count (W_CALLBACKS) when the callback first ran the slot of W_ACK_GEN
+W_MAX_GAP_NS = 30  # the longest time between the starts of two periods (diagnostics; Python may reset it)
+W_BUSY_NS = 31  # the longest time a period took inside the callback (diagnostics)
 W_SLOTS = 32  # slot k: words 32 + 4k .. : plan address, table address, generation
 SLOT_WORDS = 4
 CTL_WORDS = 48
@@ -287,6 +290,8 @@ def run_period(base: int, out_addr: int, in_addr: int, frames: int) -> None:
     if ctl[W_MAGIC] != MAGIC:
         return
     now = _now_ns(ctl, base)
+    if ctl[W_LAST_NS] != 0 and now - ctl[W_LAST_NS] > ctl[W_MAX_GAP_NS]:
+        ctl[W_MAX_GAP_NS] = now - ctl[W_LAST_NS]
     store_release(_word(base, W_CALLBACKS), ctl[W_CALLBACKS] + 1)
     store_release(_word(base, W_LAST_NS), now)
     active = load_acquire(_word(base, W_ACTIVE))
@@ -296,6 +301,7 @@ def run_period(base: int, out_addr: int, in_addr: int, frames: int) -> None:
     generation = ctl[slot + 2]
     if ctl[W_ACK_GEN] != generation:
         ctl[W_ACK_NS] = now
+        ctl[W_ACK_PERIOD] = ctl[W_CALLBACKS]
         store_release(_word(base, W_ACK_GEN), generation)
     n_in = ctl[W_N_IN]
     n_out = ctl[W_N_OUT]
@@ -356,6 +362,9 @@ def run_period(base: int, out_addr: int, in_addr: int, frames: int) -> None:
         done += n
     if plan != 0:
         ctl[W_PLAN_CALLS] += 1
+    spent = _now_ns(ctl, base) - now
+    if spent > ctl[W_BUSY_NS]:
+        ctl[W_BUSY_NS] = spent
 
 
 _USERDATA_OFFSET = 48  # offsetof(ma_device, pUserData) in pyminiaudio 1.x; checked against cffi before use
@@ -373,6 +382,35 @@ def stop_callback(device: Any) -> None:
     base = load_acquire(_addr(device) + _USERDATA_OFFSET)
     if base != 0:
         store_release(base + 8 * W_STOPPED, 1)
+
+
+def new_control_block() -> np.ndarray:
+    """A zeroed control block with its magic word."""
+    ctl = np.zeros(CTL_WORDS, np.int64)
+    ctl[W_MAGIC] = MAGIC
+    return ctl
+
+
+def attach(
+    ctl: np.ndarray, n_in: int, n_out: int, max_frames: int, in_capacity: int, out_capacity: int, matrix: Any
+) -> list[np.ndarray]:
+    """Give ``ctl`` new rings (both empty), a scratch block and the input-to-output channel ``matrix``
+    (``(n_out, n_in)``, used by duplex streams); the counters of dropped and underrun frames are kept.
+    Returns the arrays, which must stay alive as long as a device uses ``ctl``. ``n_in``/``n_out`` are 0 for a
+    direction the device does not have."""
+    scratch = np.zeros(max(n_in, n_out, 1) * max_frames, np.float32)
+    mix = np.zeros((max(n_out, 1), max(n_in, 1)), np.float32)
+    if matrix is not None:
+        mix[...] = matrix
+    in_ring = np.zeros((max(n_in, 1), in_capacity), np.float32)
+    out_ring = np.zeros((max(n_out, 1), out_capacity), np.float32)
+    ctl[W_N_IN], ctl[W_N_OUT], ctl[W_MAX_FRAMES] = n_in, n_out, max_frames
+    ctl[W_SCRATCH], ctl[W_MATRIX] = scratch.ctypes.data, mix.ctypes.data
+    ctl[W_IN_DATA], ctl[W_IN_CAP] = in_ring.ctypes.data, in_capacity
+    ctl[W_OUT_DATA], ctl[W_OUT_CAP] = out_ring.ctypes.data, out_capacity
+    for word in (W_IN_WRITTEN, W_IN_CONSUMED, W_OUT_WRITTEN, W_OUT_CONSUMED, W_ERROR, W_WRITING):
+        ctl[word] = 0
+    return [scratch, mix, in_ring, out_ring]
 
 
 def clock_address() -> int:

@@ -68,15 +68,22 @@ def _backend_array(ffi: Any, lib: Any) -> tuple[Any, int]:
 
 
 class Context:
-    """A miniaudio context (one connection to the platform's audio system)."""
+    """A miniaudio context (one connection to the platform's audio system).
 
-    def __init__(self) -> None:
+    ``realtime=True`` asks for a real-time (``SCHED_FIFO``) audio thread for the devices opened through it, as
+    audio applications do (miniaudio falls back to a normal thread where that is not permitted): a thread that
+    only runs compiled code and never blocks is safe at that priority, and it keeps time on a loaded machine.
+    """
+
+    def __init__(self, realtime: bool = False) -> None:
         _, ffi, lib = load()
         self._lib = lib
         self._ffi = ffi
         backends, count = _backend_array(ffi, lib)
         self._backends = backends  # keep alive
         config = lib.ma_context_config_init()
+        if realtime:
+            config.threadPriority = lib.ma_thread_priority_realtime
         self._app_name = b"stompbox"
         config.pulse.pApplicationName = ffi.from_buffer(self._app_name)
         config.jack.pClientName = ffi.from_buffer(self._app_name)
@@ -196,7 +203,7 @@ class Device:
         self._handler = handler
         self._on_stop = on_stop
         self._native = native  # (data callback, stop callback, user data) addresses, and the user data's owner
-        self._context = Context()
+        self._context = Context(realtime=native is not None)
         self.backend = self._context.backend
         if input_device is not None and output_device is not None:
             kind = lib.ma_device_type_duplex

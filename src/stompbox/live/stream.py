@@ -122,12 +122,11 @@ def _uncompiled(board: Any, max_frames: int) -> list[str]:
     return names
 
 
-def _plan_stale(plan: Any) -> bool:
-    """Whether a plugin of ``plan`` reallocated an array the plan's table points to (its generation moved)."""
-    stale = getattr(plan, "stale", None)
-    if callable(stale):
-        return bool(stale())
-    return False
+def _generations(plugins: list[Any]) -> tuple[int, list[int]]:
+    """The plan epoch (which moves whenever any plugin's arrays are replaced) and the plugins' generations."""
+    from ..core.plugin import Plugin
+
+    return int(getattr(Plugin, "_plan_epoch", 0)), [int(getattr(p, "_plan_generation", 0)) for p in plugins]
 
 
 _PLAN_FUNCTION = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
@@ -148,6 +147,28 @@ def _python_plan(stream: AudioStream, board: Any) -> Any:
 
 def _callback_address(callback: Any) -> int:
     return int(ctypes.cast(callback, ctypes.c_void_p).value or 0)
+
+
+class _ApplyNow:
+    """A plugin's update listener while a live stream runs it in a compiled plan: a parameter change recomputes
+    the coefficients at once, on the thread that made it, so the audio thread uses them from its next period."""
+
+    def __init__(self, stream: AudioStream) -> None:
+        self._stream = weakref.ref(stream)
+
+    def __call__(self, plugin: Any) -> None:
+        if self._stream() is None or plugin._format is None:
+            return
+        with plugin._lock:
+            plugin._begin_step()
+
+
+def _watch(plugins: list[Any], listener: Any) -> None:
+    for plugin in plugins:
+        if listener is None:
+            plugin.__dict__.pop("_update_listener", None)
+        else:
+            plugin._update_listener = listener
 
 
 def _housekeeping(ref: Any, stop: threading.Event) -> None:
@@ -318,14 +339,14 @@ class AudioStream(metaclass=_StreamMeta):
         self._started_at = 0.0
         self._error: BaseException | None = None
         self._writing = False
-        self._ctl = np.zeros(_native_words().CTL_WORDS, np.int64)  # the audio thread's control block
-        self._ctl[0] = _native_words().MAGIC
+        self._ctl = _native_module().new_control_block()  # what the audio thread reads and counts in
         self._keep: list[Any] = []  # arrays the control block points to (rings, scratch, matrix)
         #: per plan slot: (generation, board, plan or Python callback, plugins whose coefficients it reads)
         self._slots: list[tuple[int, Any, Any, list[Any]]] = [(0, None, None, []), (0, None, None, [])]
         self._generation = 0
         self._install_lock = threading.RLock()
         self._housekeeper: threading.Thread | None = None
+        self._plan_generations: tuple[int, list[int]] = (0, [])
         self._housekeeping_stop = threading.Event()
         self.plugins = plugins  # validated by the setter
         self._open_device()
@@ -352,26 +373,21 @@ class AudioStream(metaclass=_StreamMeta):
         self.backend = self._device.backend
         has_in, has_out = self._input_info is not None, self._output_info is not None
         self._scratch_channels = self._num_out if has_out else self._num_in
-        max_frames = max(self._buffer_size, 4096)
-        scratch = np.zeros(self._scratch_channels * max_frames, np.float32)
-        matrix = np.zeros((self._num_out, self._num_in), np.float32)
+        matrix = None
         if has_in and has_out:  # stompbox's channel rule is linear: its matrix is the rule applied to identity
-            matrix[...] = _map_channels(np.eye(self._num_in, dtype=np.float32), self._num_out)
+            matrix = _map_channels(np.eye(self._num_in, dtype=np.float32), self._num_out)
         capacity = max(4 * self._buffer_size, int(self._sample_rate * INPUT_BUFFER_SECONDS))
-        in_ring = np.zeros((self._num_in, capacity), np.float32)
         out_capacity = max(4 * self._buffer_size, int(self._sample_rate * 0.25))
-        out_ring = np.zeros((self._num_out, out_capacity), np.float32)
-        self._keep = [scratch, matrix, in_ring, out_ring]
-        w = _native_words()
-        ctl[w.W_N_IN] = self._num_in if has_in else 0
-        ctl[w.W_N_OUT] = self._num_out if has_out else 0
-        ctl[w.W_MAX_FRAMES] = max_frames
-        ctl[w.W_SCRATCH] = scratch.ctypes.data
-        ctl[w.W_MATRIX] = matrix.ctypes.data
-        ctl[w.W_IN_DATA], ctl[w.W_IN_CAP] = in_ring.ctypes.data, capacity
-        ctl[w.W_OUT_DATA], ctl[w.W_OUT_CAP] = out_ring.ctypes.data, out_capacity
-        for word in (w.W_IN_WRITTEN, w.W_IN_CONSUMED, w.W_OUT_WRITTEN, w.W_OUT_CONSUMED, w.W_ERROR, w.W_WRITING):
-            ctl[word] = 0
+        self._keep = native.attach(
+            ctl,
+            self._num_in if has_in else 0,
+            self._num_out if has_out else 0,
+            max(self._buffer_size, 4096),  # frames per plan call (a longer device period is run in pieces)
+            capacity,
+            out_capacity,
+            matrix,
+        )
+        w = native
         ctl[w.W_CLOCK_FN] = _clock_address()
         self._in_capacity = capacity if has_in else 0
         self._install(self._plugins)
@@ -408,6 +424,8 @@ class AudioStream(metaclass=_StreamMeta):
         """Stop the stream and release the devices. A closed stream cannot be started again."""
         self._stop()
         self._closed = True
+        for slot in self._slots:
+            _watch(slot[3], None)
 
     def __enter__(self) -> AudioStream:
         self._start()
@@ -458,8 +476,11 @@ class AudioStream(metaclass=_StreamMeta):
             self._generation += 1
             base = w.W_SLOTS + w.SLOT_WORDS * target
             ctl[base], ctl[base + 1], ctl[base + 2] = address, table, self._generation
+            _watch(self._slots[target][3], None)
             self._slots[target] = (self._generation, board, runner, plugins)
             native.atomic_write(ctl, w.W_ACTIVE, target)  # release: the slot's words are visible first
+            _watch(self._slots[active][3], None)
+            _watch(plugins, _ApplyNow(self))
             self._swapped_at = time.perf_counter()
 
     def _wait_for_ack(self, generation: int) -> None:
@@ -494,6 +515,7 @@ class AudioStream(metaclass=_StreamMeta):
                 )
         if plan is not None:
             plugins = list(getattr(plan, "plugins", []) or [])
+            self._plan_generations = _generations(plugins)
             return plan, int(plan.address), int(plan.table.ctypes.data), plugins
         if not self._force_python_path:
             names = ", ".join(_uncompiled(board, max_frames)) or type(board).__name__
@@ -571,18 +593,24 @@ class AudioStream(metaclass=_StreamMeta):
         active = int(native.atomic_read(self._ctl, w.W_ACTIVE))
         _, board, plan, plugins = self._slots[active]
         for plugin in plugins:
+            if plugin._automation:  # automated now: it has no plan steps any more, the board runs through Python
+                self._install(board)
+                return
             if plugin._dirty:
                 with plugin._lock:
                     plugin._begin_step()
         mask = int(native.atomic_exchange(self._ctl, w.W_MASK, 0)) if plugins else 0
-        if mask:
-            covered = list(getattr(plan, "step_plugins", None) or plugins)
-            for bit, plugin in enumerate(covered):
+        if mask:  # bit k: the k-th checked plugin's output was not finite (the non-finite rule)
+            for bit, plugin in enumerate(getattr(plan, "checked", plugins)):
                 if mask >> bit & 1:
                     with plugin._lock:
                         plugin._reset_state()
-        if plan is not None and _plan_stale(plan):
-            self._install(board)  # a plugin reallocated arrays its steps use: rebuild the table
+        if plugins and plan is not None:
+            epoch, generations = self._plan_generations
+            if _generations([])[0] != epoch and _generations(plugins)[1] != generations:
+                self._install(board)  # a plugin replaced an array its steps use: build the table again
+            elif _generations([])[0] != epoch:
+                self._plan_generations = (_generations([])[0], generations)
 
     # ------------------------------------------------------------------ health
     def _callbacks_now(self) -> int:
@@ -746,9 +774,9 @@ class AudioStream(metaclass=_StreamMeta):
         native, w = _native_module(), _native_words()
         ctl = self._ctl
         self._writing = True
-        native.atomic_write(ctl, w.W_WRITING, 1)
         try:
-            done = 0
+            done = native.ring_push(ctl, block, 0)
+            native.atomic_write(ctl, w.W_WRITING, 1)  # after the first push: an empty queue before is no dropout
             while done < block.shape[1]:
                 done += native.ring_push(ctl, block, done)
                 if done < block.shape[1]:
