@@ -4,20 +4,22 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any, overload
+from typing import Any, Self, overload
 
 import numpy as np
 
 from ._base import limits
 from ._base.errors import ChainFormatError
 from .core import serial
-from .core.plugin import Plugin
+from .core.plugin import Plugin, tree_epoch
 
 
 class PluginContainer(Plugin, stateful=False):  # children recover from non-finite input themselves
     """A plugin holding an ordered, mutable list of plugins (``None`` entries pass audio through)."""
 
     _abstract = True
+    #: the tree epoch in which the children were last prepared (see :meth:`_ensure_format`)
+    _children_epoch = -1
 
     @property
     def _block_invariant(self) -> bool:  # type: ignore[override]
@@ -62,18 +64,24 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
                 return
         raise ValueError("remove(x): x not in list")
 
+    # an entry reads as Any: a board holds plugins of many types (and None), and code sets the parameters of the
+    # one it picks (``board[0].drive_db = 30``), as with pedalboard
     @overload
-    def __getitem__(self, index: int) -> Plugin | None: ...
+    def __getitem__(self, index: int) -> Any: ...
     @overload
-    def __getitem__(self, index: slice) -> PluginContainer: ...
+    def __getitem__(self, index: slice) -> Self: ...
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
             return type(self)(self._plugins[index])
         return self._plugins[index]
 
-    def __setitem__(self, index: int, plugin: Plugin | None) -> None:
+    @overload
+    def __setitem__(self, index: int, plugin: Plugin | None) -> None: ...
+    @overload
+    def __setitem__(self, index: slice, plugin: Iterable[Plugin | None]) -> None: ...
+    def __setitem__(self, index: int | slice, plugin: Any) -> None:
         if isinstance(index, slice):
-            self._plugins[index] = [self._check(p) for p in plugin]  # type: ignore[union-attr]
+            self._plugins[index] = [self._check(p) for p in plugin]
         else:
             self._plugins[index] = self._check(plugin)
         self._structure_changed()
@@ -110,6 +118,7 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
     # ------------------------------------------------------------------ engine
     def _structure_changed(self) -> None:
         self._forget_format()  # children may be new: prepare again on the next call
+        self._tree_changed()
 
     def _children(self) -> list[Plugin]:
         return [p for p in self._plugins if p is not None]
@@ -119,8 +128,15 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
         that it starts a stream together; otherwise the children's running state is kept (a new container
         around plugins that are mid-stream continues that stream)."""
         if self._format == (sample_rate, num_channels):
+            if self._children_epoch == tree_epoch():
+                return False
+            # a container inside changed its plugins mid-stream: it prepares (and resets) itself; the rest of
+            # the tree keeps running
+            self._children_epoch = tree_epoch()
+            self._prepare_children(sample_rate, num_channels)
             return False
         self._adopt_format(sample_rate, num_channels)
+        self._children_epoch = tree_epoch()
         changed = self._prepare_children(sample_rate, num_channels)
         if any(changed):
             self._reset_all()

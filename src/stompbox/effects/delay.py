@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import Number, kernel
 from ..core.params import Param
 from ..core.plugin import Plugin
 
@@ -12,14 +12,23 @@ MAX_DELAY_SECONDS = 30.0
 
 
 @kernel
-def _delay_kernel(block, buffers, pos, delay, feedback, dry, wet):  # pragma: no cover - compiled
+def _delay_kernel(
+    block: np.ndarray,
+    buffers: np.ndarray,
+    pos: int,
+    delay: int,
+    feedback: Number,
+    dry: Number,
+    wet: Number,
+) -> int:  # pragma: no cover - compiled
     """Feedback delay line, in place: ``w[n] = x[n] + feedback * w[n-d]``, ``y[n] = dry*x[n] + wet*w[n-d]``.
 
     ``buffers`` is ``(channels, size)`` with ``size`` a power of two > ``delay``: the ring of past ``w``
     values, written at ``pos`` (the returned new position).
     """
+    n: int
     channels, n = block.shape
-    mask = buffers.shape[1] - 1
+    mask: int = buffers.shape[1] - 1
     for c in range(channels):
         ring = buffers[c]
         p = pos
@@ -33,13 +42,22 @@ def _delay_kernel(block, buffers, pos, delay, feedback, dry, wet):  # pragma: no
 
 
 @kernel
-def _delay_tv_kernel(block, buffers, pos, delay, feedback, dry, wet):  # pragma: no cover - compiled
+def _delay_tv_kernel(
+    block: np.ndarray,
+    buffers: np.ndarray,
+    pos: int,
+    delay: np.ndarray,
+    feedback: np.ndarray,
+    dry: np.ndarray,
+    wet: np.ndarray,
+) -> int:  # pragma: no cover - compiled
     """:func:`_delay_kernel` with per-sample ``delay`` (float samples, fractional: read by linear
     interpolation), ``feedback``, ``dry`` and ``wet`` (float64 arrays of the block's length). A delay under one
     sample reads the current input for the missing part (no feedback through a zero-length loop).
     """
+    n: int
     channels, n = block.shape
-    mask = buffers.shape[1] - 1
+    mask: int = buffers.shape[1] - 1
     for c in range(channels):
         ring = buffers[c]
         p = pos

@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import numbers
 import os
+import stat
 import sys
 import threading
 import weakref
@@ -25,8 +26,8 @@ from .._base.channels import layout_name
 from .._base.errors import LayoutError
 from .._base.layout import check_ndim, detect_layout
 from . import formats
-from .backends import QUANTIZE, Decoder, Encoder, quantize
-from .codec_choice import open_decoder, open_encoder
+from .codecs.backends import QUANTIZE, Decoder, Encoder, quantize
+from .codecs.codec_choice import open_decoder, open_encoder
 from .errors import (
     AudioFileNotFoundError,
     AudioWriteError,
@@ -67,8 +68,9 @@ PIPELINE_FRAMES = 1 << 17  # a 24-bit write of twice this quantises in steps on 
 
 
 def quantize_interleave(frames_last: np.ndarray, file_dtype: str) -> np.ndarray:
-    """:func:`~stompbox.io.backends.quantize` of a float ``(frames, channels)`` view of any layout, in one pass."""
-    from . import _pcm_kernels
+    """:func:`~stompbox.io.codecs.backends.quantize` of a float ``(frames, channels)`` view of any layout, in one
+    pass."""
+    from .codecs import _pcm_kernels
 
     full, container, shift = QUANTIZE[file_dtype]
     low, high = (-full, full - 1) if file_dtype == "int32" else (-full - 1, full)
@@ -79,7 +81,7 @@ def quantize_interleave(frames_last: np.ndarray, file_dtype: str) -> np.ndarray:
 
 
 def _quantize_in_steps(frames_last: np.ndarray, file_dtype: str) -> np.ndarray:
-    """:func:`~stompbox.io.backends.quantize` of a float ``(frames, channels)`` view of any layout with NumPy,
+    """:func:`~stompbox.io.codecs.backends.quantize` of a float ``(frames, channels)`` view of any layout with NumPy,
     :data:`QUANTIZE_FRAMES` at a time, into one interleaved integer array (the same integers as the kernel)."""
     out = np.empty(frames_last.shape, QUANTIZE[file_dtype][1])
     # a (channels, frames) array, or a slice of one: each channel's samples are contiguous
@@ -320,11 +322,15 @@ class ReadableAudioFile(AudioFile, AudioReader):
         self._lock = threading.RLock()  # one read, seek or close at a time: a shared reader's reads are atomic
         self._closed = True
         if path is not None:
-            if not os.path.exists(path):
+            try:
+                status = os.stat(path)  # one call for what exists(), isdir() and getsize() would each ask
+            except (OSError, ValueError):
+                status = None
+            if status is None:
                 raise AudioFileNotFoundError(f"Failed to open audio file: file does not exist: {path}")
-            if os.path.isdir(path):
+            if stat.S_ISDIR(status.st_mode):
                 raise NotAnAudioFileError(f"Failed to open audio file: {path} is a directory, not an audio file.")
-            if os.path.getsize(path) == 0:
+            if status.st_size == 0:
                 raise UnsupportedFormatError(f'Failed to open audio file: file "{path}" is empty.')
             name = path
             source: Any = path

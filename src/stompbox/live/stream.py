@@ -551,6 +551,7 @@ class AudioStream(metaclass=_StreamMeta):
             padded = np.zeros_like(block)
             padded[:, missing:] = result
             return padded
+        result: np.ndarray = result
         return result
 
     @property
@@ -966,7 +967,8 @@ def _reader(path: str | os.PathLike[str]) -> Iterator[Any]:
             return np.ascontiguousarray(self._h.read(n, dtype="float32", always_2d=True).T)
 
         def tell(self) -> int:
-            return self._h.tell()
+            result: int = self._h.tell()
+            return result
 
     with soundfile.SoundFile(str(path)) as handle:
         yield _Reader(handle)

@@ -8,7 +8,7 @@ between libsndfile and the file: it gathers the bytes of each page, gives the fi
 the page on. Anything that does not parse as an Ogg page is passed on unchanged.
 
 :func:`last_page_span` reads the final pages of a file, for the Vorbis seeks of
-:class:`~stompbox.io.backends.SoundfileDecoder` (libsndfile misplaces a seek that lands in the last page).
+:class:`~stompbox.io.codecs.backends.SoundfileDecoder` (libsndfile misplaces a seek that lands in the last page).
 """
 
 from __future__ import annotations
@@ -87,7 +87,8 @@ def last_page_span(tail: bytes) -> int | None:
                 return None
             pages.append((serial, granule))
         elif serial == pages[0][0] and granule >= 0:
-            return pages[0][1] - granule
+            result: int | None = pages[0][1] - granule
+            return result
     return None
 
 

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import AudioFileError, AudioWriteError, CorruptAudioError, TruncatedAudioWarning, UnsupportedFormatError
 from .channel_order import ffmpeg_layout, from_vorbis, is_vorbis_order, sndfile_layout, to_vorbis
-from .errors import AudioFileError, AudioWriteError, CorruptAudioError, TruncatedAudioWarning, UnsupportedFormatError
 from .ogg_pages import MAX_PAGE, OggSerialRewriter, last_page_span
 
 PCM_DTYPES = {
@@ -52,6 +52,10 @@ SEEK_PREROLL = 8192
 SF_COUNT_MAX = 2**63 - 1  # libsndfile's length of a stream whose length it does not know
 READ_STEP = 16384  # frames libsndfile decodes per step of a large read
 CACHE_FRAMES = 32768  # frames decoded ahead for small sequential reads (FLAC, AIFF, CAF...)
+#: sequential reads of fewer frames than this are served from a block decoded ahead (one libsndfile call for many
+#: small reads); larger ones are decoded as asked: libsndfile keeps the rest of a FLAC frame for the next read, so
+#: a run of reads decodes each frame once, where a block decoded ahead of a crop's last read is decoded in vain
+AHEAD_BELOW = 2048
 AHEAD_BYTES = 8 << 20  # the most a two-thread read-ahead block may take (PARALLEL_FRAMES of 4 channels)
 STREAMING_FRAMES = 1 << 17  # frames read in sequence after which two-thread formats decode big blocks ahead
 PARALLEL_FRAMES = 1 << 19  # a FLAC/Vorbis/Opus read (from a path) at least this long is decoded by two threads
@@ -167,7 +171,7 @@ class _TrailingJunk(Exception):
 class SoundfileDecoder(Decoder):
     """libsndfile through soundfile."""
 
-    def __init__(self, source: Any, name: str) -> None:
+    def __init__(self, source: Any, name: str, quiet: bool = True) -> None:
         import soundfile as sf
 
         self._sf = sf
@@ -176,11 +180,14 @@ class SoundfileDecoder(Decoder):
         self._trap = _WriteErrorTrap(source) if not isinstance(source, str) else None
         self._path = source if isinstance(source, str) else None
         try:
-            with quiet_stderr():  # mpg123 notes what it finds in an MP3's first frames on stderr
+            # mpg123 notes what it finds in an MP3's first frames on stderr (``quiet``: the file may be one)
+            with quiet_stderr() if quiet else contextlib.nullcontext():
                 self._file = sf.SoundFile(self._trap if self._trap is not None else source, "r")
         except (sf.LibsndfileError, RuntimeError, TypeError) as exc:
             self._check_source()
-            raise UnsupportedFormatError(str(exc)) from exc
+            # (soundfile's message names the object it was given: for a file-like, the trap around it)
+            reason = exc.error_string if isinstance(exc, sf.LibsndfileError) else str(exc)
+            raise UnsupportedFormatError(f"Error opening {name!r}: {reason}") from exc
         self._check_source()
         info = self._file
         self.samplerate = float(info.samplerate)
@@ -328,7 +335,7 @@ class SoundfileDecoder(Decoder):
 
     def _damage_in_the_middle(self) -> bool:
         """Whether mpg123 failed on damage with valid MP3 frames after it, rather than on junk after the last
-        frame (see :mod:`stompbox.io.mp3_frames`). Reads the file's bytes on this failure path only, and once:
+        frame (see :mod:`stompbox.io.codecs.mp3_frames`). Reads the file's bytes on this failure path only, and once:
         the answer is kept (a read that meets junk asks, and so does the short read that follows)."""
         if self._damage is None:
             from .mp3_frames import audio_resumes_after_damage
@@ -514,7 +521,7 @@ class SoundfileDecoder(Decoder):
         sequential = self.position == self._last_end
         streaming = self._streams and sequential and self._in_sequence >= STREAMING_FRAMES
         limit = PARALLEL_FRAMES if streaming else CACHE_FRAMES
-        if n < max(CACHE_FRAMES, limit // 4) and (self._cacheable or streaming) and sequential:
+        if (n < AHEAD_BELOW and self._cacheable or streaming and n < limit // 4) and sequential:
             start = self.position  # small sequential reads: decode ahead, serve slices
             ahead = self._ahead = PARALLEL_FRAMES if streaming else read_ahead(self._ahead, n, CACHE_FRAMES)
             block = self._decode(ahead)
@@ -1071,7 +1078,8 @@ class _HeadRecorder:
         data = self._file.read(size)
         if len(self.head) < self.LIMIT and data:
             self.head += bytes(data[: self.LIMIT - len(self.head)])
-        return data
+        result: bytes = data
+        return result
 
     def seekable(self) -> bool:
         return False
@@ -1110,6 +1118,8 @@ def _pcm_cut(log: str) -> tuple[int, int] | None:
     """(bytes declared, bytes present) when libsndfile's log of an uncompressed file's header says its audio
     chunk (or, failing that, the whole file) is longer than the file holds: a truncated file, which libsndfile
     reads to its end without a word."""
+    if "should be" not in log:  # libsndfile notes every size it finds wrong so
+        return None
     import re
 
     found = {name: (int(a), int(b)) for name, a, b in re.findall(r"(\w[\w ]*?) *: *(\d+) \(should be (\d+)\)", log)}
@@ -1135,7 +1145,7 @@ QUANTIZE = {
 def quantize(data: np.ndarray, file_dtype: str) -> np.ndarray:
     """float32 samples -> the integers to store: ``round(x * M)`` clipped to ``[-M-1, M]``, NaN as 0.
 
-    Exactly inverts reading (:data:`~stompbox.io.backends.PCM_READ_SCALE`): any integer file read by
+    Exactly inverts reading (:data:`~stompbox.io.codecs.backends.PCM_READ_SCALE`): any integer file read by
     ``ReadableAudioFile`` and written again at the same bit depth is bit-identical (for 24-bit, where
     float32 cannot hold ``k / M`` exactly, the neighbour whose float32 value matches is chosen).
     """
@@ -1165,7 +1175,8 @@ def quantize(data: np.ndarray, file_dtype: str) -> np.ndarray:
             np.copyto(ints, other, where=miss & (back == data))
     if shift:
         ints <<= shift
-    return ints
+    result: np.ndarray = ints
+    return result
 
 
 class Encoder:
@@ -1178,15 +1189,27 @@ class Encoder:
     def close(self) -> None:
         raise NotImplementedError
 
+    # a file the encoder opened itself on a path (never a caller's file-like): close() and abort() close it
+    _owned: Any = None
+
+    def _stop(self) -> None:
+        """Stop the codec without finishing the file, for :meth:`abort` (by default :meth:`close`)."""
+        self.close()
+
     def abort(self) -> None:
         """Stop without finishing the file (it is discarded): release what the encoder holds, raise nothing."""
         try:
-            self.close()
+            self._stop()
         except Exception:  # noqa: BLE001 - the file is being discarded anyway
             pass
+        if self._owned is not None:
+            try:
+                self._owned.close()
+            except OSError:
+                pass
 
 
-SF_FORMATS = {"wav": "WAV", "aiff": "AIFF", "flac": "FLAC", "ogg": "OGG", "opus": "OGG"}  # MP3: io/mp3_writer.py
+SF_FORMATS = {"wav": "WAV", "aiff": "AIFF", "flac": "FLAC", "ogg": "OGG", "opus": "OGG"}  # MP3: io/codecs/mp3_writer.py
 WRITE_CHUNK = 32768  # frames per libsndfile write: a single large Vorbis write crashes libvorbis
 SFC_SET_ADD_PEAK_CHUNK = 0x1050  # sndfile.h
 
@@ -1529,20 +1552,12 @@ class SoundfileEncoder(Encoder):
             if self._owned is not None:
                 self._owned.close()
 
-    def abort(self) -> None:
-        try:
-            with _trapping(self._trap):
-                self._file.close()
-        except Exception:  # noqa: BLE001 - the file is discarded
-            pass
-        if self._owned is not None:
-            try:
-                self._owned.close()
-            except OSError:
-                pass
+    def _stop(self) -> None:
+        with _trapping(self._trap):
+            self._file.close()
 
     def _add_seektable(self) -> None:
-        """Give the finished FLAC file a seek table (:mod:`stompbox.io.flac_seektable`). A file-like that cannot
+        """Give the finished FLAC file a seek table (:mod:`stompbox.io.codecs.flac_seektable`). A file-like that cannot
         be read back keeps the file as libsndfile wrote it; a failure while moving the data is a failed write
         (the file-like's own exception)."""
         from .flac_seektable import add_to_stream
@@ -1618,16 +1633,8 @@ class AvEncoder(Encoder):
             if self._owned is not None:
                 self._owned.close()
 
-    def abort(self) -> None:
-        try:
-            self._container.close()
-        except Exception:  # noqa: BLE001 - the file is discarded
-            pass
-        if self._owned is not None:
-            try:
-                self._owned.close()
-            except OSError:
-                pass
+    def _stop(self) -> None:
+        self._container.close()
 
 
 def is_bytes_io(obj: Any) -> bool:

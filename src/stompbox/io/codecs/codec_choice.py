@@ -2,8 +2,8 @@
 
 :func:`open_decoder` lets the content decide (libsndfile first, with the faster PCM WAV reader in its place where
 it applies, FFmpeg for the rest); :func:`open_encoder` goes by the output format. The codecs themselves
-(imported when first needed: :mod:`~stompbox.io.backends`, :mod:`~stompbox.io.wav`, :mod:`~stompbox.io.wav_writer`,
-:mod:`~stompbox.io.mp3_writer`) know nothing of each other.
+(imported when first needed: :mod:`.backends`, :mod:`.wav`, :mod:`.wav_writer`, :mod:`.mp3_writer`) know
+nothing of each other.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..errors import UnsupportedFormatError
 from .backends import (
     AvDecoder,
     AvEncoder,
@@ -24,7 +25,6 @@ from .backends import (
     seekable_target,
     warn_truncated,
 )
-from .errors import UnsupportedFormatError
 
 __all__ = ["open_decoder", "open_encoder"]
 
@@ -40,7 +40,7 @@ def _w64_extensible_float(head: bytes) -> bool:
 
 
 def _walk_mp3(source: Any) -> tuple[int, bool, bool]:
-    """:func:`stompbox.io.mp3_frames.walk` of a path or a seekable file-like (left where it was)."""
+    """:func:`stompbox.io.codecs.mp3_frames.walk` of a path or a seekable file-like (left where it was)."""
     from .mp3_frames import walk
 
     if isinstance(source, str):
@@ -93,7 +93,7 @@ def _mp3_of_unknown_length(decoder: SoundfileDecoder, source: Any, name: str) ->
 
 def _faster(decoder: SoundfileDecoder, source: Any, name: str = "") -> Decoder:
     """A faster or a more complete reader of the same file in place of ``decoder`` where there is one (see
-    io/wav.py; MP3s of unknown length)."""
+    io/codecs/wav.py; MP3s of unknown length)."""
     if decoder.format_name == "MP3":
         return _mp3_of_unknown_length(decoder, source, name)
     if decoder.format_name == "W64" and decoder.subtype in ("PCM_32", "PCM_64"):
@@ -113,14 +113,14 @@ def _faster(decoder: SoundfileDecoder, source: Any, name: str = "") -> Decoder:
     return decoder
 
 
-def _cut_ogg(source: Any) -> tuple[int, int, bytes] | None:
-    """:func:`stompbox.io.ogg_pages.cut_short` of a path or a seekable file-like."""
+def _cut_ogg(source: Any, head: bytes) -> tuple[int, int, bytes] | None:
+    """:func:`stompbox.io.codecs.ogg_pages.cut_short` of a path or a seekable file-like whose first 64 bytes are
+    ``head``."""
     from .ogg_pages import MAX_PAGE, cut_short
 
+    if head[:4] != b"OggS":
+        return None
     try:
-        head = _peek(source, 64)
-        if head[:4] != b"OggS":
-            return None
         tail = _peek(source, 2 * MAX_PAGE, from_end=True)
         size = os.path.getsize(source) if isinstance(source, str) else _size(source)
     except (OSError, AttributeError, ValueError):
@@ -180,15 +180,32 @@ def _warn_if_caf_cut(decoder: Decoder, source: Any) -> None:
         at += 12 + length
 
 
+def _never_mp3(head: bytes) -> bool:
+    """Whether a file starting with ``head`` is surely not decoded by mpg123 (a FLAC, an Ogg, an AIFF, a PCM or
+    float WAV): libsndfile opens it without the stderr redirection that MP3s need (:func:`quiet_stderr`)."""
+    if head[:4] in (b"fLaC", b"OggS", b"FORM"):
+        return True
+    # a RIFF WAVE whose first chunk is ``fmt `` with format tag PCM (1) or IEEE float (3), also as the sub-format
+    # of WAVE_FORMAT_EXTENSIBLE (0xFFFE), whose GUID starts with the tag
+    if head[:4] != b"RIFF" or head[8:16] != b"WAVEfmt ":
+        return False
+    tag = head[20:22] if head[20:22] != b"\xfe\xff" else head[44:46]
+    return tag in (b"\x01\x00", b"\x03\x00")
+
+
 def open_decoder(source: Any, name: str, seekable: bool = True) -> Decoder:
     """The decoder for ``source``: content decides (libsndfile first, FFmpeg for the rest)."""
     errors = []
     if seekable:
-        cut = _cut_ogg(source)
+        try:
+            head = _peek(source, 64)
+        except (OSError, AttributeError, ValueError):
+            head = b""
+        cut = _cut_ogg(source, head)
         if cut is not None:
             return _open_cut_ogg(source, name, *cut)
         try:
-            return _faster(SoundfileDecoder(source, name), source, name)
+            return _faster(SoundfileDecoder(source, name, quiet=not _never_mp3(head)), source, name)
         except UnsupportedFormatError as exc:
             errors.append(str(exc))
             if hasattr(source, "seek"):
