@@ -256,9 +256,16 @@ class Plugin:
         """Record the stream format without preparing (for plugins that prepare what they hold themselves)."""
         self._format = (sample_rate, num_channels)
 
+    #: called with the plugin when it asks for an update (a live stream running it in a compiled plan applies
+    #: the change at once, from the caller's thread); None for plugins nobody watches
+    _update_listener: Any = None
+
     def _request_update(self) -> None:
         """Have ``_update`` recompute derived values before the next block."""
         self._dirty = True
+        listener = self._update_listener
+        if listener is not None:
+            listener(self)
 
     def _update_now(self) -> None:
         """Recompute derived values now rather than before the next block."""
@@ -687,6 +694,7 @@ class Plugin:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state.pop("_lock", None)
+        state.pop("_update_listener", None)  # a live stream's, not part of the plugin
         state.pop("_tree_cache", None)
         state.pop("_accepted", None)
         return state
