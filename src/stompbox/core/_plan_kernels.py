@@ -48,3 +48,54 @@ def make_cfunc(body: Any) -> Any:
         return body(block, table)
 
     return cfunc(_SIGNATURE, nogil=True, cache=False)(entry)
+
+
+# ------------------------------------------------------------------ the steps of a Mix (see board.Mix)
+@kernel
+def mix_save(block, saved):  # pragma: no cover - compiled
+    """Keep the input of a Mix: ``saved[:, :n] = block``."""
+    channels, n = block.shape
+    for c in range(channels):
+        for i in range(n):
+            saved[c, i] = block[c, i]
+
+
+@kernel
+def mix_restore(block, saved):  # pragma: no cover - compiled
+    """Start the next branch on the input: ``block = saved[:, :n]``."""
+    channels, n = block.shape
+    for c in range(channels):
+        for i in range(n):
+            block[c, i] = saved[c, i]
+
+
+@kernel
+def mix_add(block, total, first):  # pragma: no cover - compiled
+    """Sum a branch's output: ``total[:, :n] = block`` for the first branch (``first[0]`` set), else ``+=``."""
+    channels, n = block.shape
+    if first[0]:
+        for c in range(channels):
+            for i in range(n):
+                total[c, i] = block[c, i]
+    else:
+        for c in range(channels):
+            for i in range(n):
+                total[c, i] += block[c, i]
+
+
+@kernel
+def mix_take(block, total):  # pragma: no cover - compiled
+    """The Mix's output: ``block = total[:, :n]``."""
+    channels, n = block.shape
+    for c in range(channels):
+        for i in range(n):
+            block[c, i] = total[c, i]
+
+
+@kernel
+def mix_silence(block):  # pragma: no cover - compiled
+    """An empty Mix outputs silence."""
+    channels, n = block.shape
+    for c in range(channels):
+        for i in range(n):
+            block[c, i] = 0.0

@@ -37,12 +37,11 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from .plugin import Plugin
+from .plugin import Plugin
 
 
 class PlanStep(NamedTuple):
@@ -338,3 +337,158 @@ def compile_plan(plugin: Plugin, max_frames: int) -> Plan | None:
         return None
     steps, plugins = found
     return compile_steps(steps, plugins, max_frames)
+
+
+# ---------------------------------------------------------------------------------------------- running plans
+#: Compiled plans are used by containers for blocks of at most this many frames (above it one Python round trip
+#: per plugin is negligible next to the work of the block, and a whole-array call needs no compilation).
+MAX_PLAN_FRAMES = 16384
+#: False: containers run their children one by one in Python (set by tests that compare the two paths, and by
+#: ``STOMPBOX_PLANS=0`` in the environment)
+ENABLED = os.environ.get("STOMPBOX_PLANS", "1") != "0"
+
+
+class Segment:
+    """A compiled run of a container's children: the plan and the per-block bookkeeping around it.
+
+    Before a block the plugins' coefficients are brought up to date (a dirty plugin, or a replaced array anywhere,
+    makes the owner collect the steps again), after it their clocks advance, and the owners whose output was not
+    finite are reset (the non-finite rule of ``Plugin._step``).
+    """
+
+    __slots__ = ("plan", "plugins", "checked")
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.plugins = plan.plugins
+        self.checked = plan.checked
+
+    def run(self, block: np.ndarray) -> None:
+        """Process the C-contiguous float32 ``block`` in place (coefficients must be up to date)."""
+        mask = self.plan._module.body(block, self.plan.table)
+        n = block.shape[1]
+        for plugin in self.plugins:
+            plugin._clock += n
+        if mask:
+            for k, plugin in enumerate(self.checked):
+                if mask >> k & 1:
+                    plugin._reset_state()
+
+
+def refresh_segment(old: Segment | None, steps: list[PlanStep], plugins: list[Plugin], max_frames: int) -> Segment:
+    """A segment for ``steps``: ``old`` itself when nothing changed, ``old``'s compiled code over new arrays when
+    only arrays changed, else a newly compiled plan."""
+    if old is not None and len(old.plan.steps) == len(steps) and old.plan.max_frames >= max_frames:
+        same_layout = layout_key(old.plan.steps) == layout_key(steps) and len(old.plan.plugins) >= len(plugins)
+        if same_layout and all(a is b for a, b in zip(old.plan.plugins, plugins, strict=False)):
+            if all(
+                x is y for s, t in zip(old.plan.steps, steps, strict=True) for x, y in zip(s.args, t.args, strict=True)
+            ):
+                return old
+            segment = Segment(old.plan.rebuilt(steps))
+            segment.plugins = old.plugins
+            return segment
+    plan = compile_steps(steps, plugins, max_frames)
+    if plan is None:
+        raise _TooManyOwners
+    return Segment(plan)
+
+
+class _TooManyOwners(Exception):
+    pass
+
+
+def frames_bucket(n: int) -> int:
+    """The ``max_frames`` a plan is built for when blocks of ``n`` frames arrive (a power of two, at least 128)."""
+    return max(128, 1 << max(0, n - 1).bit_length())
+
+
+class ChainRunner:
+    """Runs a chain's children in compiled segments (consecutive children that all have plan steps) and the
+    others through their own ``_step`` in Python. Built and kept by a container; call :meth:`process` per block.
+    """
+
+    def __init__(self) -> None:
+        self.epoch = -1
+        self.max_frames = 0
+        self.children: list[Plugin] = []
+        self.program: list[Segment | Plugin] = []
+        self.watched: list[Plugin] = []
+        self.python = False
+
+    def stale(self, children: list[Plugin], n: int) -> bool:
+        if self.epoch != Plugin._plan_epoch or n > self.max_frames or len(children) != len(self.children):
+            return True
+        for plugin in self.watched:
+            if plugin._dirty:
+                return True
+        return any(a is not b for a, b in zip(children, self.children, strict=True))
+
+    def build(self, children: list[Plugin], n: int, combine: Any = None, container: Plugin | None = None) -> None:
+        """Collect the children's steps and (re)compile. ``combine(steps_per_child, max_frames)`` may turn all
+        the children's steps into one list (a Mix; ``None``: run in Python); by default runs of consecutive
+        children with steps are compiled."""
+        max_frames = max(frames_bucket(n), self.max_frames if n <= self.max_frames else 0)
+        per_child: list[list[PlanStep] | None] = []
+        for child in children:
+            if child._plan_steps(max_frames) is None:  # a Python child: its own _step brings it up to date
+                per_child.append(None)
+                continue
+            for plugin in child._iter_tree():
+                plugin._begin_step()  # coefficients (and the arrays they may reallocate) before taking the steps
+            steps = child._plan_steps(max_frames)
+            per_child.append(None if steps is None else owned(steps, child))
+        old = [item for item in self.program if isinstance(item, Segment)]
+        program: list[Segment | Plugin] = []
+        self.python = False
+        try:
+            if combine is not None:
+                steps = combine(per_child, max_frames)
+                if steps is None:
+                    self.python = True
+                else:
+                    covered = [p for child in children for p in child._iter_tree()]
+                    if container is not None:  # its own steps' owner: its clock is advanced by its own _step
+                        steps = owned(steps, container)
+                        covered.append(container)
+                    segment = refresh_segment(old[0] if old else None, steps, covered, max_frames)
+                    segment.plugins = [p for p in segment.plugins if p is not container]
+                    program.append(segment)
+            else:
+                run: list[tuple[Plugin, list[PlanStep]]] = []
+                for child, steps in [*zip(children, per_child, strict=True), (None, None)]:
+                    if steps is not None and child is not None:
+                        run.append((child, steps))
+                        continue
+                    if run:
+                        flat = [step for _, child_steps in run for step in child_steps]
+                        covered = [p for c, _ in run for p in c._iter_tree()]
+                        previous = old.pop(0) if old else None
+                        program.append(refresh_segment(previous, flat, covered, max_frames))
+                        run = []
+                    if child is not None:
+                        program.append(child)
+        except _TooManyOwners:
+            program = list(children)
+            self.python = combine is not None
+        self.program = program
+        self.children = list(children)
+        self.watched = [p for child in children for p in child._iter_tree()]
+        self.watched += [p for item in program if isinstance(item, Segment) for p in item.plugins]
+        self.max_frames = max_frames
+        self.epoch = Plugin._plan_epoch
+
+    def process(self, block: np.ndarray, children: list[Plugin]) -> np.ndarray:
+        """Run ``block`` through the children in series."""
+        n = block.shape[1]
+        if self.stale(children, n):
+            self.build(children, n)
+        for item in self.program:
+            if type(item) is Segment:
+                if not block.flags.c_contiguous:
+                    block = np.ascontiguousarray(block)
+                item.run(block)
+            else:
+                block = item._step(block)  # type: ignore[union-attr]
+        return block
+

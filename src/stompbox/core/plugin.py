@@ -556,7 +556,8 @@ class Plugin:
             scratch = np.empty((channels, block_size), np.float32)
             for start in range(0, total, block_size):
                 stop = min(start + block_size, total)
-                staged = scratch[:, : stop - start]
+                # C-contiguous also for the last, shorter block: the first channels * m floats of the scratch
+                staged = scratch.reshape(-1)[: channels * (stop - start)].reshape(channels, stop - start)
                 if stop <= frames:
                     staged[...] = audio[:, start:stop]
                 else:
