@@ -116,6 +116,11 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
 
     _runner: plans.ChainRunner | None = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state.pop("_runner", None)  # compiled code: a copy builds its own
+        return state
+
     def _plan_runner(self, n: int) -> plans.ChainRunner | None:
         """The compiled plan of this container's children for blocks of ``n`` frames, if plans are used here."""
         if not plans.ENABLED or n > plans.MAX_PLAN_FRAMES:

@@ -62,17 +62,29 @@ def _drive(src, dst, factor):  # pragma: no cover - compiled
     for i in range(src.shape[0]):
         x = np.float64(np.float32(src[i]) * factor)
         z = min(abs(x), 9.1) * 0.0625
-        u = z * (_E1 + z * (_E2 + z * (_E3 + z * (_E4 + z * (_E5 + z * (_E6 + z * (_E7 + z * (_E8 + z * (_E9 + z * (_E10 + z * (_E11 + z * (_E12 + z * (_E13 + z * (_E14 + z * _E15))))))))))))))
+        p = _E15
+        p = _E14 + z * p
+        p = _E13 + z * p
+        p = _E12 + z * p
+        p = _E11 + z * p
+        p = _E10 + z * p
+        p = _E9 + z * p
+        p = _E8 + z * p
+        p = _E7 + z * p
+        p = _E6 + z * p
+        p = _E5 + z * p
+        p = _E4 + z * p
+        p = _E3 + z * p
+        p = _E2 + z * p
+        u = z * (_E1 + z * p)
         u = u * (2.0 + u)
         u = u * (2.0 + u)
         u = u * (2.0 + u)
         u = u * (2.0 + u)
         u = u * (2.0 + u)
-        t = u / (u + 2.0)
-        if x != x:
-            t = x
-        elif x < 0.0:
-            t = -t
+        t = np.divide(u, u + 2.0)  # (a ufunc: no zero-division check, so the loop vectorises)
+        t = -t if x < 0.0 else t
+        t = x if (x != x or x == 0.0) else t  # NaN stays NaN, -0.0 stays -0.0
         dst[i] = np.float32(t)
 
 
