@@ -16,8 +16,8 @@ INSTRUMENTED = [
     "stompbox.board",
     "stompbox.chains",
     "stompbox.io.formats",
-    "stompbox.io.backends",
-    "stompbox.io.codec_choice",
+    "stompbox.io.codecs.backends",
+    "stompbox.io.codecs.codec_choice",
     "stompbox.io.audiofile",
     "stompbox.cli.grammar",
 ]

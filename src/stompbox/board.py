@@ -13,13 +13,15 @@ from ._base.errors import ChainFormatError
 from .core import plan as plans
 from .core import serial
 from .core.plan import PlanStep, owned
-from .core.plugin import Plugin
+from .core.plugin import Plugin, tree_epoch
 
 
 class PluginContainer(Plugin, stateful=False):  # children recover from non-finite input themselves
     """A plugin holding an ordered, mutable list of plugins (``None`` entries pass audio through)."""
 
     _abstract = True
+    #: the tree epoch in which the children were last prepared (see :meth:`_ensure_format`)
+    _children_epoch = -1
 
     @property
     def _block_invariant(self) -> bool:  # type: ignore[override]
@@ -112,7 +114,9 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
     # ------------------------------------------------------------------ engine
     def _structure_changed(self) -> None:
         self._forget_format()  # children may be new: prepare again on the next call
+        self._tree_changed()
         self._runner = None
+        self._plan_changed()  # plans that hold this container's steps are rebuilt
 
     _runner: plans.ChainRunner | None = None
 
@@ -138,8 +142,15 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
         that it starts a stream together; otherwise the children's running state is kept (a new container
         around plugins that are mid-stream continues that stream)."""
         if self._format == (sample_rate, num_channels):
+            if self._children_epoch == tree_epoch():
+                return False
+            # a container inside changed its plugins mid-stream: it prepares (and resets) itself; the rest of
+            # the tree keeps running
+            self._children_epoch = tree_epoch()
+            self._prepare_children(sample_rate, num_channels)
             return False
         self._adopt_format(sample_rate, num_channels)
+        self._children_epoch = tree_epoch()
         changed = self._prepare_children(sample_rate, num_channels)
         if any(changed):
             self._reset_all()

@@ -2,7 +2,7 @@
 
 Two things made files differ from run to run: libsndfile's PEAK chunk in float WAV/AIFF files (it holds the time
 of writing), now not written; and the random serial number libsndfile gives an Ogg stream, now replaced page by
-page by a fixed one (``stompbox.io.ogg_pages``), with each page's CRC recomputed.
+page by a fixed one (``stompbox.io.codecs.ogg_pages``), with each page's CRC recomputed.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from stompbox.io import AudioFile
-from stompbox.io.ogg_pages import FIRST_SERIAL, OggSerialRewriter, ogg_crc
+from stompbox.io.codecs.ogg_pages import FIRST_SERIAL, OggSerialRewriter, ogg_crc
 
 RATE = 48000
 FORMATS = [("wav", 16), ("wav", 24), ("wav", 32), ("aiff", 16), ("aiff", 32), ("flac", 24), ("mp3", None)]

@@ -1,6 +1,6 @@
 """The fast decoders behind ReadableAudioFile give the same frames and samples as plain libsndfile.
 
-io/wav.py reads uncompressed WAV/RF64 itself; these tests compare it, bit for bit, with soundfile reading
+io/codecs/wav.py reads uncompressed WAV/RF64 itself; these tests compare it, bit for bit, with soundfile reading
 of the same bytes, for every sample format it takes, through paths, BytesIO and open files, in whole, chunked
 and random-access reads, with NumPy and with the Numba kernels; and check that whatever it does not vouch for
 stays on libsndfile.
@@ -18,9 +18,9 @@ import pytest
 import soundfile as sf
 
 from stompbox.io import AudioFile
-from stompbox.io import wav as wav_module
-from stompbox.io.backends import SoundfileDecoder
-from stompbox.io.wav import PcmWavDecoder, parse_riff
+from stompbox.io.codecs import wav as wav_module
+from stompbox.io.codecs.backends import SoundfileDecoder
+from stompbox.io.codecs.wav import PcmWavDecoder, parse_riff
 
 SR = 44100
 RAW_DTYPES = {"PCM_U8": "int16", "PCM_16": "int16", "PCM_24": "int32", "PCM_32": "int32", "FLOAT": "float32",

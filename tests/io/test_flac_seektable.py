@@ -1,4 +1,4 @@
-"""FLAC files written by stompbox carry a SEEKTABLE (``stompbox.io.flac_seektable``).
+"""FLAC files written by stompbox carry a SEEKTABLE (``stompbox.io.codecs.flac_seektable``).
 
 The table is parsed here independently of the module (metadata block headers and 18-byte seek points, as the
 FLAC format defines them), and every point is checked against the file itself: its offset lands on a frame
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from stompbox.io import AudioFile
-from stompbox.io.flac_seektable import SPACING, seektable
+from stompbox.io.codecs.flac_seektable import SPACING, seektable
 
 SR = 44100
 
@@ -211,7 +211,7 @@ class _FailsLate(io.BytesIO):
 
 
 def test_a_failing_write_while_inserting_the_table_raises_the_streams_error(monkeypatch):
-    import stompbox.io.flac_seektable as module
+    import stompbox.io.codecs.flac_seektable as module
 
     stream = _FailsLate()
     stream.name = "x.flac"
@@ -257,7 +257,7 @@ def test_a_file_that_has_a_table_is_left_alone():
 
 def test_insertion_moves_data_across_many_chunks(monkeypatch, tmp_path):
     """The data moves up in CHUNK steps from the end: with a tiny CHUNK every step boundary is exercised."""
-    import stompbox.io.flac_seektable as module
+    import stompbox.io.codecs.flac_seektable as module
 
     monkeypatch.setattr(module, "CHUNK", 1000)
     audio = _music(3.0)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from stompbox.io import AudioFile, CorruptAudioError
-from stompbox.io.mp3_frames import audio_resumes_after_damage, frame_length
+from stompbox.io.codecs.mp3_frames import audio_resumes_after_damage, frame_length
 
 SR = 44100
 SECONDS = 4

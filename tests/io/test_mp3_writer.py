@@ -1,4 +1,4 @@
-"""MP3 writing through LAME (``stompbox.io.mp3_writer``): gapless, exact-length files with a valid LAME tag.
+"""MP3 writing through LAME (``stompbox.io.codecs.mp3_writer``): gapless, exact-length files with a valid LAME tag.
 
 The tag is checked field by field against the file itself (its audio frames walked independently), its CRC
 recomputed, and the files are read back by two decoders that honour the tag: libsndfile's mpg123 (through
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from stompbox.io import AudioFile
-from stompbox.io.mp3_writer import _crc16
+from stompbox.io.codecs.mp3_writer import _crc16
 
 CLICK = 3000
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from stompbox.io import AudioFile, TruncatedAudioWarning, backends
+from stompbox.io import AudioFile, TruncatedAudioWarning
+from stompbox.io.codecs import backends
 
 SR = 44100
 
@@ -167,7 +168,7 @@ def test_a_crop_decodes_no_big_block(tmp_path, monkeypatch):
 def test_a_crop_decodes_about_what_it_reads(tmp_path, monkeypatch, ext):
     """Blocks decoded ahead start at four reads' worth after a seek and double (read_ahead): a seek and four
     4096-frame reads decode at most twice what they read (a whole 32768- or 65536-frame block was 2.7-5x)."""
-    from stompbox.io import wav
+    from stompbox.io.codecs import wav
 
     x = np.random.default_rng(7).uniform(-0.5, 0.5, (2, 20 * SR)).astype(np.float32)
     path = tmp_path / f"crop.{ext}"

@@ -15,8 +15,8 @@ import pytest
 import soundfile as sf
 
 from stompbox.io import AudioFile
-from stompbox.io import wav as wav_module
 from stompbox.io.audiofile import quantize
+from stompbox.io.codecs import wav as wav_module
 
 SR = 44100
 FULL = {"int8": 127, "int16": 32767, "int24": 8388607}

@@ -158,7 +158,7 @@ def test_vorbis_seeks_into_the_last_page(quality, from_path, tmp_path):
     length): in these files the targets from 2,646 (128 kbps) or 9,824 (64 kbps) frames before the end came out
     wrong (shifted: 48 frames late in a 20 s file). Seeks start their pre-roll just before the last page instead.
     Every target in the last 30,000 frames, read to the end, must be what a linear decode reads."""
-    from stompbox.io.ogg_pages import MAX_PAGE, last_page_span
+    from stompbox.io.codecs.ogg_pages import MAX_PAGE, last_page_span
 
     x = np.random.default_rng(1).uniform(-0.5, 0.5, (2, 5 * SR)).astype(np.float32)
     data = AudioFile.encode(x, SR, "ogg", 2, quality=quality)
@@ -182,7 +182,7 @@ def test_last_page_span_reads_granules_backwards_and_checks_crcs():
     file gives it; a tail cut inside the second-last page, a damaged CRC or bytes that are not Ogg give None."""
     import struct
 
-    from stompbox.io.ogg_pages import MAX_PAGE, last_page_span
+    from stompbox.io.codecs.ogg_pages import MAX_PAGE, last_page_span
 
     x = np.random.default_rng(3).uniform(-0.5, 0.5, (2, 3 * SR)).astype(np.float32)
     data = AudioFile.encode(x, SR, "ogg", 2, quality=128)
@@ -229,7 +229,7 @@ def test_mp3_seeks_are_exact_or_within_a_float_rounding_step(rate, channels):
 
 def test_last_page_span_of_damaged_tails_is_a_number_or_none():
     """Any cut, flipped or spliced tail: no exception, and a span only where two checked pages end the bytes."""
-    from stompbox.io.ogg_pages import last_page_span
+    from stompbox.io.codecs.ogg_pages import last_page_span
 
     x = np.random.default_rng(8).uniform(-0.5, 0.5, (1, SR)).astype(np.float32)
     data = AudioFile.encode(x, SR, "ogg", 1, quality=64)

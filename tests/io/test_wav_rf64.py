@@ -11,7 +11,8 @@ import struct
 import numpy as np
 import pytest
 
-from stompbox.io import AudioFile, wav_writer
+from stompbox.io import AudioFile
+from stompbox.io.codecs import wav_writer
 
 SR = 44100
 

@@ -1,4 +1,4 @@
-"""The NumPy WAV writer (``stompbox.io.wav_writer``) makes libsndfile's bytes: every bit depth, 1 to 9 channels
+"""The NumPy WAV writer (``stompbox.io.codecs.wav_writer``) makes libsndfile's bytes: every bit depth, 1 to 9 channels
 (plain and extensible headers; the channel masks are FFmpeg's layouts, where libsndfile's differ), float and
 integer input (int16/int32 converted to the file's width by truncating shifts, as libsndfile does), odd-sized
 data (a pad byte), empty files, paths and BytesIO targets, several writes, and sizes beyond 4 GiB (written as
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from stompbox.io import AudioFile
-from stompbox.io.wav_writer import WavEncoder
+from stompbox.io.codecs.wav_writer import WavEncoder
 
 # The WAVE_FORMAT_EXTENSIBLE channel masks written for 3 to 8 channels (FFmpeg's 3.0, quad, 5.0, 5.1, 6.1, 7.1)
 MASKS = {3: 0x7, 4: 0x33, 5: 0x37, 6: 0x3F, 7: 0x70F, 8: 0x63F}

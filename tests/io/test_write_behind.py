@@ -94,7 +94,7 @@ def test_a_failing_encoder_behind_leaves_no_output(tmp_path, monkeypatch):
     source = str(tmp_path / "in.wav")
     with AudioFile(source, "w", SR, 2) as f:
         f.write(_music(3.0))
-    from stompbox.io import backends
+    from stompbox.io.codecs import backends
 
     calls = {"n": 0}
     original = backends.SoundfileEncoder.write

@@ -53,13 +53,31 @@ DUPLICATE_ERROR = (
 _MIN_STEP_SAMPLES = 131072
 
 
-def _all_finite(block: np.ndarray) -> bool:
-    """Whether a block is free of NaN and infinity (compiled for float32 blocks; imported here, not at the top,
-    so that importing stompbox does not import Numba)."""
-    if block.dtype == np.float32 and block.ndim == 2:
-        from .finite import all_finite
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
 
-        return all_finite(block)
+#: Bumped whenever any container's list of plugins changes: a plugin's cached tree (see
+#: ``Plugin._locked_tree``) is valid while the epoch it was made in is current.
+_tree_epoch = 0
+
+_finite_check: Any = None
+
+
+def tree_epoch() -> int:
+    """The current tree epoch: it changes whenever a container anywhere changes its plugins."""
+    return _tree_epoch
+
+
+def _all_finite(block: np.ndarray) -> bool:
+    """Whether a block is free of NaN and infinity (compiled for float32 blocks; loaded on first use, not at the
+    top, so that importing stompbox does not import Numba)."""
+    global _finite_check
+    if block.dtype is _F32 and block.ndim == 2:
+        if _finite_check is None:
+            from .finite import all_finite
+
+            _finite_check = all_finite
+        return bool(_finite_check(block))
     return bool(np.isfinite(block).all())
 
 
@@ -112,6 +130,11 @@ class Plugin:
     #: :meth:`_map`: a call without automation then runs as one pass from the caller's array into the output
     #: (no staging blocks, one GIL release), which is what lets memory-bound effects scale across threads
     _pointwise: ClassVar[bool] = False
+    #: the checked plugin tree and the tree epoch it was made in (see :meth:`_locked_tree`)
+    _tree_cache: tuple[int, list[Plugin]] | None = None
+    #: what the last call's checks established, for the next call of the same stream to skip them: the sample
+    #: rate (as given and as a float) and the layout and channel count of the input (see :meth:`_accept`)
+    _accepted: tuple[Any, float, str | None, int] | None = None
 
     def __init_subclass__(cls, **traits: Any) -> None:
         super().__init_subclass__()
@@ -223,6 +246,11 @@ class Plugin:
     def _forget_format(self) -> None:
         """Prepare again on the next call (the plugin's structure or its native instance changed)."""
         self._format = None
+
+    def _tree_changed(self) -> None:
+        """The plugins inside this one changed (containers call it): every cached plugin tree is rebuilt."""
+        global _tree_epoch
+        _tree_epoch += 1
 
     def _adopt_format(self, sample_rate: float, num_channels: int) -> None:
         """Record the stream format without preparing (for plugins that prepare what they hold themselves)."""
@@ -407,6 +435,7 @@ class Plugin:
         """
         with self._lock:
             self._layout_hint = None
+            self._accepted = None
             if self._format is not None:
                 self._reset_all()
 
@@ -437,6 +466,16 @@ class Plugin:
         return levels
 
     def _locked_tree(self) -> list[Plugin]:
+        """Every plugin of this tree in id order (the order locks are taken in), checked: not too deep, and no
+        plugin in two places. Cached until a container anywhere changes its plugins."""
+        cached = self._tree_cache
+        if cached is not None and cached[0] == _tree_epoch:
+            return cached[1]
+        tree = self._checked_tree()
+        self._tree_cache = (_tree_epoch, tree)
+        return tree
+
+    def _checked_tree(self) -> list[Plugin]:
         if not self._children():
             return [self]
         limits.check_nesting(self._nesting())  # 5,000 nested boards raised RecursionError
@@ -481,29 +520,75 @@ class Plugin:
         numpy.ndarray
             float32 audio in the input's layout.
         """
-        rate = check_sample_rate(sample_rate)
-        block_size = check_buffer_size(buffer_size)
-        audio, layout = channels_first_view(input_array, self._layout_hint, layout)
+        audio, layout, rate, block_size = self._accept(input_array, sample_rate, buffer_size, layout)
         tree = self._locked_tree()
-        for plugin in tree:
-            plugin._lock.acquire()  # in id order, so boards sharing plugins cannot deadlock
-        try:
-            if layout is not None:
-                self._layout_hint = (layout, audio.shape[0])
-            reset_done = self._ensure_format(rate, audio.shape[0])
-            if reset and not reset_done:
-                self._reset_all()
-            output = self._run(audio, block_size, flush=bool(reset))
-        finally:
-            if self._chunks_itself:
-                self._chunk = 0
-            for plugin in reversed(tree):
-                plugin._lock.release()
-        if layout is None and output.shape[0] != 1:
-            return output  # mono in, several channels out (routing): channels-first
+        if len(tree) == 1:  # (a plugin without children: the common case of a stream, one lock)
+            with self._lock:
+                output = self._locked_process(audio, rate, block_size, reset)
+        else:
+            for plugin in tree:
+                plugin._lock.acquire()  # in id order, so boards sharing plugins cannot deadlock
+            try:
+                output = self._locked_process(audio, rate, block_size, reset)
+            finally:
+                for plugin in reversed(tree):
+                    plugin._lock.release()
+        if layout == "channels-first" or (layout is None and output.shape[0] != 1):
+            return output  # (mono in, several channels out (routing): channels-first)
         return restore_layout(output, layout)
 
     __call__ = process
+
+    def _locked_process(self, audio: np.ndarray, rate: float, block_size: int, reset: Any) -> np.ndarray:
+        """The body of :meth:`process`, with the tree's locks held."""
+        try:
+            reset_done = self._ensure_format(rate, audio.shape[0])
+            if reset and not reset_done:
+                self._reset_all()
+            return self._run(audio, block_size, flush=bool(reset))
+        finally:
+            if self._chunks_itself:
+                self._chunk = 0
+
+    def _accept(
+        self, input_array: Any, sample_rate: Any, buffer_size: Any, layout: str | None
+    ) -> tuple[np.ndarray, str | None, float, int]:
+        """Check a call's arguments: the channels-first view of the audio, its layout, the rate and the block
+        size (raising the documented errors).
+
+        A stream's calls repeat the same rate, dtype and layout; when they do (same sample rate object value,
+        float32/float64 ndarray of the same dimension whose channel axis matches the last call's), the checks
+        that call made still hold and only the view is made: the fixed cost of a small block is what a stream
+        pays on every call.
+        """
+        accepted = self._accepted
+        if (
+            accepted is not None
+            and layout is None
+            and type(input_array) is np.ndarray
+            and (input_array.dtype is _F32 or input_array.dtype is _F64)
+            and type(buffer_size) is int
+            and buffer_size >= 1
+            and sample_rate == accepted[0]
+            and type(sample_rate) is type(accepted[0])
+        ):
+            found, channels = accepted[2], accepted[3]
+            shape = input_array.shape
+            if found is None:
+                if len(shape) == 1:
+                    return input_array[np.newaxis, :], None, accepted[1], buffer_size
+            elif len(shape) == 2 and shape[0] and shape[1]:
+                if found == "channels-first" and shape[0] == channels:
+                    return input_array, found, accepted[1], buffer_size
+                if found == "channels-last" and shape[1] == channels:
+                    return input_array.T, found, accepted[1], buffer_size
+        rate = check_sample_rate(sample_rate)
+        block_size = check_buffer_size(buffer_size)
+        audio, found = channels_first_view(input_array, self._layout_hint, layout)
+        if found is not None:
+            self._layout_hint = (found, audio.shape[0])
+        self._accepted = (sample_rate, rate, found, audio.shape[0])
+        return audio, found, rate, block_size
 
     def _run(self, audio: np.ndarray, block_size: int, flush: bool) -> np.ndarray:
         """Push ``audio`` (a channels-first view, float32 or float64) through in blocks of at most
@@ -514,14 +599,8 @@ class Plugin:
         way), processed there, and copied to the output: one pass over main memory in, one out.
         """
         channels, frames = audio.shape
-        if self._block_invariant:
-            block_size = max(block_size, _MIN_STEP_SAMPLES // max(1, channels))
-        latency = self.latency_samples
-        if latency != self._latency_seen:  # a parameter changed the latency mid-stream: withhold the difference
-            self._withheld = max(0, self._withheld + latency - self._latency_seen)
-            self._latency_seen = latency
-        total = frames + (self._withheld if flush else 0)
         if self._pointwise and not self._automation:  # one pass, caller's array -> output, in its layout
+            # (a pointwise plugin has no latency: its output sample depends on the input sample alone)
             output = (
                 np.empty((frames, channels), np.float32).T
                 if _channels_last(audio)
@@ -531,6 +610,13 @@ class Plugin:
             self._map(audio, output)
             self._end_step(output, frames)
             return output
+        if self._block_invariant:
+            block_size = max(block_size, _MIN_STEP_SAMPLES // max(1, channels))
+        latency = self.latency_samples
+        if latency != self._latency_seen:  # a parameter changed the latency mid-stream: withhold the difference
+            self._withheld = max(0, self._withheld + latency - self._latency_seen)
+            self._latency_seen = latency
+        total = frames + (self._withheld if flush else 0)
         if self._chunks_itself:  # the whole call in one step, processed in place in the output array
             self._chunk = block_size
             block_size = max(block_size, total)
@@ -538,7 +624,7 @@ class Plugin:
             block_size = max(block_size, total)
         if total <= block_size:
             if total == frames:
-                output = np.array(audio, dtype=np.float32, order="C")
+                output = audio.astype(_F32, order="C")  # (a copy, converted: the caller's array is kept)
             else:
                 output = np.zeros((channels, total), np.float32)
                 output[:, :frames] = audio
@@ -602,6 +688,8 @@ class Plugin:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state.pop("_lock", None)
+        state.pop("_tree_cache", None)
+        state.pop("_accepted", None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -752,7 +840,7 @@ class SidechainInput(Plugin):
         same layout rules; mono keys drive all channels)."""
         run = super().process
         if sidechain is None:
-            return run(input_array, sample_rate, buffer_size, reset, layout=layout)
+            return Plugin.process(self, input_array, sample_rate, buffer_size, reset, layout=layout)
         saved = (self._key, self._key_base)
         self._key = _as_key(sidechain, layout)
         self._key_base = 0 if reset else self._clock

@@ -35,6 +35,7 @@ MP3_SAMPLE_RATES = (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000
 GSM_RATE = 8000.0
 GSM_FRAME = 160
 _GSM_FRAME_BYTES = 33
+_GSM_SUB_BLOCK = 16384
 
 _MP3_FRAME = 1152
 _MP3_SEGMENT = 16 * _MP3_FRAME
@@ -55,7 +56,7 @@ _MP3_LAG: dict[tuple[int, int], int] = {}
 
 def _lame_encode(segment: np.ndarray, sample_rate: int, vbr_quality: float) -> bytes:
     """``(channels, n)`` float32 audio as a raw VBR MP3 stream (no tag), by LAME through ``lameenc``."""
-    from ..io.mp3_writer import lame_encoder, pcm16
+    from ..io.codecs.mp3_writer import lame_encoder, pcm16
 
     encoder = lame_encoder(sample_rate, segment.shape[0], vbr_level=vbr_quality)
     return bytes(encoder.encode(pcm16(segment.T)) + encoder.flush())
@@ -383,7 +384,9 @@ class GSMFullRateCompressor(PairedChannels, PipelinePlugin):
             AlignedResampler(GSM_RATE, self._sr, 1, self.quality),
             FunctionStage(functools.partial(_spread, channels=channels), self._sr),
         ]
-        self._pipeline = AlignedPipeline(stages, channels)
+        # pieces of 16384 input samples: each codec call (a libsndfile write and read) costs ~0.1 ms whatever
+        # its size, and 2048-sample pieces carried only one or two 160-sample frames each
+        self._pipeline = AlignedPipeline(stages, channels, sub_block=_GSM_SUB_BLOCK)
         self._config = config
 
     _sanitize_input = True  # the encoder must not be fed NaN or infinity

@@ -139,6 +139,80 @@ def _sinc_kernel(buf, base, k0, k1, src, dst, table, steps, zc, fc, out):  # pra
             out[c, o] = acc * inv
 
 
+@kernel
+def _phase_kernel(buf, base, k0, k1, period, step, offsets, counts, weights, out):  # pragma: no cover - compiled
+    """Windowed-sinc outputs ``k0..k1-1`` for a rational rate ratio, from weights computed once per phase.
+
+    Output ``k = n * period + r`` reads ``counts[r]`` inputs from ``n * step + offsets[r]`` with the normalised
+    weights ``weights[r]`` (what :func:`_sinc_kernel` computes for it, see :func:`_phase_tables`).
+    """
+    channels = buf.shape[0]
+    for k in range(k0, k1):
+        n = k // period
+        r = k - n * period
+        p = n * step + offsets[r] - base
+        count = counts[r]
+        w = weights[r]
+        o = k - k0
+        for c in range(channels):
+            row = buf[c]
+            acc0 = 0.0
+            acc1 = 0.0
+            m = 0
+            while m + 1 < count:  # two sums: the additions of one do not wait for the other's
+                acc0 += w[m] * row[p + m]
+                acc1 += w[m + 1] * row[p + m + 1]
+                m += 2
+            if m < count:
+                acc0 += w[m] * row[p + m]
+            out[c, o] = acc0 + acc1
+
+
+#: Most phases (output samples before the pattern of input times repeats) and weights kept per resampler
+_MAX_PERIOD = 8192
+_MAX_WEIGHTS = 1 << 21
+_PHASES: dict[tuple[float, float, int, float], tuple[int, int, np.ndarray, np.ndarray, np.ndarray] | None] = {}
+
+
+def _phase_tables(
+    src: float, dst: float, zc: int, fc: float, table: np.ndarray
+) -> tuple[int, int, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The weights of :func:`_sinc_kernel` for every phase of an integer rate ratio, or None.
+
+    With integer rates, output ``k``'s input time ``k * src / dst`` advances by ``step = src / g`` input samples
+    every ``period = dst / g`` outputs (``g = gcd(src, dst)``): the weights depend only on ``k % period``, so
+    they are computed once per phase (the same table interpolation, normalised to sum to one) instead of once
+    per output sample. Returns ``(period, step, offsets, counts, weights)``; None for non-integer rates or a
+    period too long to be worth it.
+    """
+    key = (src, dst, zc, fc)
+    if key in _PHASES:
+        return _PHASES[key]
+    result = None
+    if float(src).is_integer() and float(dst).is_integer():
+        g = math.gcd(int(src), int(dst))
+        period, step = int(dst) // g, int(src) // g
+        half = zc / fc
+        width = int(2 * half) + 3
+        if period <= _MAX_PERIOD and period * width <= _MAX_WEIGHTS:
+            t = np.arange(period, dtype=np.float64) * src / dst
+            offsets = np.ceil(t - half).astype(np.int64)
+            counts = (np.floor(t + half).astype(np.int64) - offsets + 1).astype(np.int64)
+            m = np.arange(width, dtype=np.float64)
+            scale = fc * _TABLE_STEPS
+            a = np.abs(((t - offsets) * scale)[:, None] - m[None, :] * scale)
+            idx = a.astype(np.int64)
+            last = table.shape[0] - 2
+            inside = (idx <= last) & (m[None, :] < counts[:, None])
+            safe = np.minimum(idx, last)
+            weights = np.where(inside, table[safe] + (a - safe) * (table[safe + 1] - table[safe]), 0.0)
+            sums = weights.sum(axis=1, keepdims=True)
+            weights = np.divide(weights, sums, out=np.zeros_like(weights), where=sums != 0.0)
+            result = (period, step, offsets, counts, np.ascontiguousarray(weights))
+    _PHASES[key] = result
+    return result
+
+
 def _sinc_table(zero_crossings: int) -> np.ndarray:
     u = np.arange(zero_crossings * _TABLE_STEPS + 2, dtype=np.float64) / _TABLE_STEPS
     window = np.kaiser(2 * len(u) - 1, _KAISER_BETA)[len(u) - 1 :]
@@ -209,6 +283,7 @@ class AlignedResampler(Stage):
             if zc not in _TABLES:
                 _TABLES[zc] = _sinc_table(zc)
             self._table, self._zc, self._fc = _TABLES[zc], zc, fc
+            self._phases = _phase_tables(self.in_rate, self.out_rate, zc, fc, self._table)
             self.lookahead = history = int(math.ceil(zc / fc))
         else:
             self.lookahead = _INTERP_LOOKAHEAD[self.quality]
@@ -246,7 +321,10 @@ class AlignedResampler(Stage):
         ready = self._ready()
         out = np.empty((self.channels, max(0, ready - self._done)), np.float32)
         if out.shape[1]:
-            if self.quality in _SINC:
+            if self.quality in _SINC and self._phases is not None:
+                period, step, offsets, counts, weights = self._phases
+                _phase_kernel(self._buf, self._base, self._done, ready, period, step, offsets, counts, weights, out)
+            elif self.quality in _SINC:
                 _sinc_kernel(
                     self._buf, self._base, self._done, ready, self.in_rate, self.out_rate,
                     self._table, float(_TABLE_STEPS), float(self._zc), self._fc, out,
@@ -358,11 +436,17 @@ class AlignedPipeline:
         Channels of the stream.
     extra_delay : int
         Further delay added on top of the stages' lookahead (>= 0).
+    sub_block : int
+        Largest piece of a block pushed through the stages at once (bounds the memory of the intermediate
+        signal; stages with a fixed cost per push, such as a codec, run faster with larger pieces).
     """
 
-    def __init__(self, stages: Sequence[Stage], num_channels: int, extra_delay: int = 0) -> None:
+    def __init__(
+        self, stages: Sequence[Stage], num_channels: int, extra_delay: int = 0, sub_block: int = _SUB_BLOCK
+    ) -> None:
         self.stages = list(stages)
         self.channels = int(num_channels)
+        self.sub_block = max(1, int(sub_block))
         total = 0.0
         if self.stages:
             source = self.stages[0].in_rate
@@ -380,8 +464,9 @@ class AlignedPipeline:
         """Push one ``(channels, n)`` block; return ``n`` samples, delayed by :attr:`latency`."""
         n = block.shape[1]
         pieces = [self._fifo]
-        for start in range(0, n, _SUB_BLOCK):
-            data = np.ascontiguousarray(block[:, start : start + _SUB_BLOCK], dtype=np.float32)
+        step = self.sub_block
+        for start in range(0, n, step):
+            data = np.ascontiguousarray(block[:, start : start + step], dtype=np.float32)
             for stage in self.stages:
                 data = stage.push(data)
             pieces.append(data)

@@ -25,8 +25,8 @@ from .._base.channels import layout_name
 from .._base.errors import LayoutError
 from .._base.layout import check_ndim, detect_layout
 from . import formats
-from .backends import QUANTIZE, Decoder, Encoder, quantize
-from .codec_choice import open_decoder, open_encoder
+from .codecs.backends import QUANTIZE, Decoder, Encoder, quantize
+from .codecs.codec_choice import open_decoder, open_encoder
 from .errors import (
     AudioFileNotFoundError,
     AudioWriteError,
@@ -67,8 +67,9 @@ PIPELINE_FRAMES = 1 << 17  # a 24-bit write of twice this quantises in steps on 
 
 
 def quantize_interleave(frames_last: np.ndarray, file_dtype: str) -> np.ndarray:
-    """:func:`~stompbox.io.backends.quantize` of a float ``(frames, channels)`` view of any layout, in one pass."""
-    from . import _pcm_kernels
+    """:func:`~stompbox.io.codecs.backends.quantize` of a float ``(frames, channels)`` view of any layout, in one
+    pass."""
+    from .codecs import _pcm_kernels
 
     full, container, shift = QUANTIZE[file_dtype]
     low, high = (-full, full - 1) if file_dtype == "int32" else (-full - 1, full)
@@ -79,7 +80,7 @@ def quantize_interleave(frames_last: np.ndarray, file_dtype: str) -> np.ndarray:
 
 
 def _quantize_in_steps(frames_last: np.ndarray, file_dtype: str) -> np.ndarray:
-    """:func:`~stompbox.io.backends.quantize` of a float ``(frames, channels)`` view of any layout with NumPy,
+    """:func:`~stompbox.io.codecs.backends.quantize` of a float ``(frames, channels)`` view of any layout with NumPy,
     :data:`QUANTIZE_FRAMES` at a time, into one interleaved integer array (the same integers as the kernel)."""
     out = np.empty(frames_last.shape, QUANTIZE[file_dtype][1])
     # a (channels, frames) array, or a slice of one: each channel's samples are contiguous

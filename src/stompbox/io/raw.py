@@ -3,8 +3,8 @@
 A raw stream is described from outside: sample rate, channels, encoding (``signed-integer``,
 ``unsigned-integer``, ``floating-point``; SoX's ``-e``) and bits per sample (8, 16, 24, 32, 64 for floats;
 SoX's ``-b``), little-endian, channels interleaved. Integers are scaled as stompbox reads and writes PCM files
-(:data:`~stompbox.io.backends.PCM_READ_SCALE` and :func:`~stompbox.io.backends.quantize`): a 16-bit raw stream
-and a 16-bit WAV file of the same samples decode to the same floats.
+(:data:`~stompbox.io.codecs.backends.PCM_READ_SCALE` and :func:`~stompbox.io.codecs.backends.quantize`): a 16-bit
+raw stream and a 16-bit WAV file of the same samples decode to the same floats.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ class RawFormat:
 
     def decode(self, data: bytes | bytearray | memoryview) -> np.ndarray:
         """Whole frames of raw bytes -> float32 ``(channels, frames)``."""
-        from .backends import PCM_READ_SCALE
+        from .codecs.backends import PCM_READ_SCALE
 
         channels, bits = self.num_channels, self.bits
         if self.encoding == "floating-point":
@@ -105,7 +105,7 @@ class RawFormat:
 
     def encode(self, block: np.ndarray) -> bytes:
         """float ``(channels, frames)`` -> raw bytes (integers as stompbox quantises PCM files)."""
-        from .backends import quantize
+        from .codecs.backends import quantize
 
         frames_last = np.asarray(block, dtype=np.float32).T
         if self.encoding == "floating-point":

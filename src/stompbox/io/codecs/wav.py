@@ -3,8 +3,8 @@
 libsndfile reads PCM through several buffers (file -> int buffer -> float buffer -> the caller's interleaved
 array), and ``ReadableAudioFile`` then has to transpose. This reader takes the file's bytes straight into a
 bounded scratch buffer and converts and de-interleaves them into the float32 ``(channels, n)`` result in one
-NumPy pass, with the same scaling as :class:`~stompbox.io.backends.SoundfileDecoder` (pedalboard's
-``1 / (2**(bits-1) - 1)``, :data:`~stompbox.io.backends.PCM_READ_SCALE`; 8-bit is unsigned), so its samples are
+NumPy pass, with the same scaling as :class:`~stompbox.io.codecs.backends.SoundfileDecoder` (pedalboard's
+``1 / (2**(bits-1) - 1)``, :data:`~stompbox.io.codecs.backends.PCM_READ_SCALE`; 8-bit is unsigned), so its samples are
 bit-identical to it.
 
 libsndfile stays the oracle for everything about the file: it is opened first, and this reader is used only
@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from .._base import jit
+from ..._base import jit
+from ..helper_thread import helper
 from .backends import PCM_READ_SCALE, Decoder, SoundfileDecoder, plain_io, read_ahead
-from .helper_thread import helper
 
 # libsndfile subtype -> (WAVE format tag, bits per sample, NumPy dtype of a stored sample; None for 24-bit)
 _SUBTYPES = {

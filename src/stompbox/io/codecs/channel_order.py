@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .._base.channels import SPEAKERS, layout_name
+from ..._base.channels import SPEAKERS, layout_name
 
 #: For 3 to 8 channels of an Ogg Vorbis/Opus file: stompbox's channel ``i`` is the file's channel
 #: ``VORBIS_TO_WAV[n][i]`` (Vorbis I specification, section 4.3.9; Opus's mapping family 1 is the same).

@@ -2,8 +2,8 @@
 
 :func:`open_decoder` lets the content decide (libsndfile first, with the faster PCM WAV reader in its place where
 it applies, FFmpeg for the rest); :func:`open_encoder` goes by the output format. The codecs themselves
-(imported when first needed: :mod:`~stompbox.io.backends`, :mod:`~stompbox.io.wav`, :mod:`~stompbox.io.wav_writer`,
-:mod:`~stompbox.io.mp3_writer`) know nothing of each other.
+(imported when first needed: :mod:`.backends`, :mod:`.wav`, :mod:`.wav_writer`, :mod:`.mp3_writer`) know
+nothing of each other.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..errors import UnsupportedFormatError
 from .backends import (
     AvDecoder,
     AvEncoder,
@@ -24,7 +25,6 @@ from .backends import (
     seekable_target,
     warn_truncated,
 )
-from .errors import UnsupportedFormatError
 
 __all__ = ["open_decoder", "open_encoder"]
 
@@ -40,7 +40,7 @@ def _w64_extensible_float(head: bytes) -> bool:
 
 
 def _walk_mp3(source: Any) -> tuple[int, bool, bool]:
-    """:func:`stompbox.io.mp3_frames.walk` of a path or a seekable file-like (left where it was)."""
+    """:func:`stompbox.io.codecs.mp3_frames.walk` of a path or a seekable file-like (left where it was)."""
     from .mp3_frames import walk
 
     if isinstance(source, str):
@@ -93,7 +93,7 @@ def _mp3_of_unknown_length(decoder: SoundfileDecoder, source: Any, name: str) ->
 
 def _faster(decoder: SoundfileDecoder, source: Any, name: str = "") -> Decoder:
     """A faster or a more complete reader of the same file in place of ``decoder`` where there is one (see
-    io/wav.py; MP3s of unknown length)."""
+    io/codecs/wav.py; MP3s of unknown length)."""
     if decoder.format_name == "MP3":
         return _mp3_of_unknown_length(decoder, source, name)
     if decoder.format_name == "W64" and decoder.subtype in ("PCM_32", "PCM_64"):
@@ -114,7 +114,7 @@ def _faster(decoder: SoundfileDecoder, source: Any, name: str = "") -> Decoder:
 
 
 def _cut_ogg(source: Any) -> tuple[int, int, bytes] | None:
-    """:func:`stompbox.io.ogg_pages.cut_short` of a path or a seekable file-like."""
+    """:func:`stompbox.io.codecs.ogg_pages.cut_short` of a path or a seekable file-like."""
     from .ogg_pages import MAX_PAGE, cut_short
 
     try:

@@ -8,7 +8,7 @@ between libsndfile and the file: it gathers the bytes of each page, gives the fi
 the page on. Anything that does not parse as an Ogg page is passed on unchanged.
 
 :func:`last_page_span` reads the final pages of a file, for the Vorbis seeks of
-:class:`~stompbox.io.backends.SoundfileDecoder` (libsndfile misplaces a seek that lands in the last page).
+:class:`~stompbox.io.codecs.backends.SoundfileDecoder` (libsndfile misplaces a seek that lands in the last page).
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import AudioFileError, AudioWriteError, CorruptAudioError, TruncatedAudioWarning, UnsupportedFormatError
 from .channel_order import ffmpeg_layout, from_vorbis, is_vorbis_order, sndfile_layout, to_vorbis
-from .errors import AudioFileError, AudioWriteError, CorruptAudioError, TruncatedAudioWarning, UnsupportedFormatError
 from .ogg_pages import MAX_PAGE, OggSerialRewriter, last_page_span
 
 PCM_DTYPES = {
@@ -180,7 +180,9 @@ class SoundfileDecoder(Decoder):
                 self._file = sf.SoundFile(self._trap if self._trap is not None else source, "r")
         except (sf.LibsndfileError, RuntimeError, TypeError) as exc:
             self._check_source()
-            raise UnsupportedFormatError(str(exc)) from exc
+            # (soundfile's message names the object it was given: for a file-like, the trap around it)
+            reason = exc.error_string if isinstance(exc, sf.LibsndfileError) else str(exc)
+            raise UnsupportedFormatError(f"Error opening {name!r}: {reason}") from exc
         self._check_source()
         info = self._file
         self.samplerate = float(info.samplerate)
@@ -328,7 +330,7 @@ class SoundfileDecoder(Decoder):
 
     def _damage_in_the_middle(self) -> bool:
         """Whether mpg123 failed on damage with valid MP3 frames after it, rather than on junk after the last
-        frame (see :mod:`stompbox.io.mp3_frames`). Reads the file's bytes on this failure path only, and once:
+        frame (see :mod:`stompbox.io.codecs.mp3_frames`). Reads the file's bytes on this failure path only, and once:
         the answer is kept (a read that meets junk asks, and so does the short read that follows)."""
         if self._damage is None:
             from .mp3_frames import audio_resumes_after_damage
@@ -1135,7 +1137,7 @@ QUANTIZE = {
 def quantize(data: np.ndarray, file_dtype: str) -> np.ndarray:
     """float32 samples -> the integers to store: ``round(x * M)`` clipped to ``[-M-1, M]``, NaN as 0.
 
-    Exactly inverts reading (:data:`~stompbox.io.backends.PCM_READ_SCALE`): any integer file read by
+    Exactly inverts reading (:data:`~stompbox.io.codecs.backends.PCM_READ_SCALE`): any integer file read by
     ``ReadableAudioFile`` and written again at the same bit depth is bit-identical (for 24-bit, where
     float32 cannot hold ``k / M`` exactly, the neighbour whose float32 value matches is chosen).
     """
@@ -1178,15 +1180,27 @@ class Encoder:
     def close(self) -> None:
         raise NotImplementedError
 
+    # a file the encoder opened itself on a path (never a caller's file-like): close() and abort() close it
+    _owned: Any = None
+
+    def _stop(self) -> None:
+        """Stop the codec without finishing the file, for :meth:`abort` (by default :meth:`close`)."""
+        self.close()
+
     def abort(self) -> None:
         """Stop without finishing the file (it is discarded): release what the encoder holds, raise nothing."""
         try:
-            self.close()
+            self._stop()
         except Exception:  # noqa: BLE001 - the file is being discarded anyway
             pass
+        if self._owned is not None:
+            try:
+                self._owned.close()
+            except OSError:
+                pass
 
 
-SF_FORMATS = {"wav": "WAV", "aiff": "AIFF", "flac": "FLAC", "ogg": "OGG", "opus": "OGG"}  # MP3: io/mp3_writer.py
+SF_FORMATS = {"wav": "WAV", "aiff": "AIFF", "flac": "FLAC", "ogg": "OGG", "opus": "OGG"}  # MP3: io/codecs/mp3_writer.py
 WRITE_CHUNK = 32768  # frames per libsndfile write: a single large Vorbis write crashes libvorbis
 SFC_SET_ADD_PEAK_CHUNK = 0x1050  # sndfile.h
 
@@ -1529,20 +1543,12 @@ class SoundfileEncoder(Encoder):
             if self._owned is not None:
                 self._owned.close()
 
-    def abort(self) -> None:
-        try:
-            with _trapping(self._trap):
-                self._file.close()
-        except Exception:  # noqa: BLE001 - the file is discarded
-            pass
-        if self._owned is not None:
-            try:
-                self._owned.close()
-            except OSError:
-                pass
+    def _stop(self) -> None:
+        with _trapping(self._trap):
+            self._file.close()
 
     def _add_seektable(self) -> None:
-        """Give the finished FLAC file a seek table (:mod:`stompbox.io.flac_seektable`). A file-like that cannot
+        """Give the finished FLAC file a seek table (:mod:`stompbox.io.codecs.flac_seektable`). A file-like that cannot
         be read back keeps the file as libsndfile wrote it; a failure while moving the data is a failed write
         (the file-like's own exception)."""
         from .flac_seektable import add_to_stream
@@ -1618,16 +1624,8 @@ class AvEncoder(Encoder):
             if self._owned is not None:
                 self._owned.close()
 
-    def abort(self) -> None:
-        try:
-            self._container.close()
-        except Exception:  # noqa: BLE001 - the file is discarded
-            pass
-        if self._owned is not None:
-            try:
-                self._owned.close()
-            except OSError:
-                pass
+    def _stop(self) -> None:
+        self._container.close()
 
 
 def is_bytes_io(obj: Any) -> bool:

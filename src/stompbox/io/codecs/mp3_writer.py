@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import AudioWriteError
+from ..formats import _mp3_limits
 from .backends import Encoder
-from .errors import AudioWriteError
-from .formats import _mp3_limits
 from .mp3_frames import _KBPS_V1, _KBPS_V2, _RATES, frame_length
 
 #: LAME's algorithm quality (``-q``): its default, as pedalboard runs it (libsndfile hard-codes the slower 2)
@@ -90,11 +90,11 @@ class LameEncoder(Encoder):
             self._kbps = self._nearest_kbps(min(max(float(settings.quality.split()[0]), low), high))
             encoder = lame_encoder(samplerate, num_channels, kbps=self._kbps)
         self._encoder = encoder
-        self._owned = isinstance(target, str)
-        self._file = open(target, "w+b") if self._owned else target  # noqa: SIM115 - closed by close()
+        self._owns_file = isinstance(target, str)
+        self._file = open(target, "w+b") if self._owns_file else target  # noqa: SIM115 - closed by close()
         self._origin = 0
         self._seekable = True
-        if not self._owned:
+        if not self._owns_file:
             try:
                 self._seekable = bool(target.seekable()) if hasattr(target, "seekable") else True
                 self._origin = int(target.tell()) if self._seekable else 0
@@ -143,7 +143,7 @@ class LameEncoder(Encoder):
             try:
                 count = self._file.write(data)  # bytes, as a file-like expects (not a memoryview)
             except OSError as exc:
-                if not self._owned:
+                if not self._owns_file:
                     raise  # the file-like's own exception
                 raise AudioWriteError(f"Unable to write data to audio file: {exc}") from exc
             count = len(data) if count is None else int(count)
@@ -191,7 +191,7 @@ class LameEncoder(Encoder):
                 self._file.seek(self._origin + self._written)
             self.flush()
         finally:
-            if self._owned:
+            if self._owns_file:
                 self._file.close()
 
     # ------------------------------------------------------------------ the tag

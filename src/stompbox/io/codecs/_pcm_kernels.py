@@ -1,11 +1,11 @@
-"""Numba kernels of :mod:`stompbox.io.wav`: interleaved file samples to float32 ``(channels, frames)`` in one
+"""Numba kernels of :mod:`stompbox.io.codecs.wav`: interleaved file samples to float32 ``(channels, frames)`` in one
 pass (imported only when a reader first needs them)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._base.jit import kernel
+from ..._base.jit import kernel
 
 
 @kernel

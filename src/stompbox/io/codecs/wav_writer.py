@@ -9,7 +9,7 @@ not depend on which writer made it:
 
 - ``RIFF``/``WAVE`` and a 16-byte ``fmt`` chunk (format 1, or 3 for floats) for one or two channels; for more, a
   40-byte ``WAVE_FORMAT_EXTENSIBLE`` ``fmt`` chunk (the PCM or float sub-format GUID; the channel mask of
-  stompbox's layout for 3 to 8 channels, :data:`~stompbox.io.channel_order.WAV_MASKS`: 3.0, quad, 5.0, 5.1,
+  stompbox's layout for 3 to 8 channels, :data:`~stompbox.io.codecs.channel_order.WAV_MASKS`: 3.0, quad, 5.0, 5.1,
   6.1 and 7.1 with side speakers as FFmpeg writes them, where libsndfile writes 0 for 3, 5 and 7 channels and
   7.1 with front-centre speakers for 8; else 0);
 - a ``fact`` chunk (the number of frames) for floats and extensible files;
@@ -34,10 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from .._base import limits
+from ..._base import limits
+from ..errors import AudioWriteError
 from .backends import Encoder
 from .channel_order import WAV_MASKS
-from .errors import AudioWriteError
 
 _SUBTYPES = {"PCM_U8": 8, "PCM_16": 16, "PCM_24": 24, "PCM_32": 32, "FLOAT": 32, "DOUBLE": 64}
 _GUID_TAIL = bytes.fromhex("000000001000800000aa00389b71")  # KSDATAFORMAT_SUBTYPE_* after the 2-byte tag
@@ -85,10 +85,10 @@ class WavEncoder(Encoder):
             raise ValueError(f"Unable to create WAV writer: a WAV header holds sample rates up to {_LIMIT} Hz.")
         from .backends import seekable_target
 
-        self._owned = isinstance(target, str)
-        self._file: Any = open(target, "r+b", buffering=0) if self._owned else target  # noqa: SIM115 - close()
+        self._owns_file = isinstance(target, str)
+        self._file: Any = open(target, "r+b", buffering=0) if self._owns_file else target  # noqa: SIM115 - close()
         # a pipe: the length is not known when the header goes out, and it cannot be rewritten (see _header)
-        self._stream = not self._owned and not seekable_target(self._file)
+        self._stream = not self._owns_file and not seekable_target(self._file)
         self._origin = 0 if self._stream else self._file.tell()  # a BytesIO may hold other bytes before the file
         self._subtype = subtype
         self._bits = _SUBTYPES[subtype]
@@ -229,5 +229,5 @@ class WavEncoder(Encoder):
             self._close_file()
 
     def _close_file(self) -> None:
-        if self._owned:
+        if self._owns_file:
             self._file.close()
