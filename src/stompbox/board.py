@@ -196,9 +196,17 @@ class Chain(PluginContainer):
     """
 
     def _process(self, block: np.ndarray) -> np.ndarray:
+        runner = self._runner
+        if (
+            runner is not None
+            and runner.epoch == Plugin._plan_epoch
+            and block.shape[1] <= runner.max_frames
+            and plans.ENABLED
+        ):
+            return runner.run(block)  # runs of children with plan steps, one compiled call each
         children = self._children()
         runner = self._plan_runner(block.shape[1]) if children else None
-        if runner is not None:  # runs of children with plan steps as one compiled call each
+        if runner is not None:
             return runner.process(block, children)
         for child in children:
             block = child._step(block)
@@ -302,7 +310,7 @@ class Mix(PluginContainer):
         children = self._children()
         runner = self._plan_runner(block.shape[1])
         if runner is not None:
-            if runner.stale(children, block.shape[1]):
+            if runner.epoch != Plugin._plan_epoch or block.shape[1] > runner.max_frames:
                 runner.build(children, block.shape[1], combine=self._combine, container=self)
             if not runner.python:
                 if not block.flags.c_contiguous:

@@ -18,15 +18,23 @@ plugin (format set, ``_update`` done) and returns ``None`` when the plugin canno
   Preparing for a new format does that on its own.
 - ``rows=(a, b)`` has a step process rows ``a:b`` of the block only (the channel pairs of a paired plugin).
 - ``plugin`` names the plugin whose state the step changes when it is not the plugin that returned it (a pair
-  clone): the plan calls its ``_begin_step()`` before a block, advances its ``_clock`` after it, and calls its
-  ``_reset_state()`` when its output was not finite. Containers fill it in for their children's steps.
+  clone): the plan advances its ``_clock`` after a block and calls its ``_reset_state()`` when its output (the
+  step's rows after the owner's last step) was not finite. Containers fill it in for their children's steps.
+  Owners of plans call ``_begin_step()`` on the plugins of the board's tree (``_iter_tree``) when a parameter
+  changed (``Plugin._plan_epoch`` moved), before taking their steps again; a plugin whose steps belong to other
+  plugins (pair clones) brings those up to date in its own ``_begin_step`` (PairedChannels syncs its clones there).
+- Anything that changes whether or how a plugin runs in a plan must move ``Plugin._plan_epoch``: parameter
+  changes do (``_request_update``), so do ``_plan_changed()``, a new format, a changed board and a new sidechain.
 
 The plan
 --------
-:func:`compile_plan` turns a plugin's steps into a :class:`Plan`: a table of the arrays (``Plan.table``) and a
-generated Numba function that rebuilds each array from the table and calls the kernels in order
-(``Plan.run(block)``), with a C entry point for callers outside Python (``Plan.address``, see there). Importing
-this module does not import Numba; compiling a plan does.
+:func:`compile_plan` turns a plugin's steps into a :class:`Plan`: an int64 table (``Plan.table``) naming, for each
+step, a compiled C entry point and the addresses and shapes of its arrays, run by one generic compiled loop
+(``Plan.run(block)`` from Python, ``Plan.address`` from C: see there). Each kernel gets its entry point once per
+argument types, generated as a small module written to a cache folder (named by the hash of its source), so
+Numba's on-disk cache serves it to later processes: a new board costs no compilation once its kernels have been
+seen. Containers (``board.py``) keep a :class:`ChainRunner` that builds and refreshes their plans. Importing this
+module does not import Numba; building a plan does.
 """
 
 from __future__ import annotations
@@ -406,6 +414,10 @@ def frames_bucket(n: int) -> int:
 class ChainRunner:
     """Runs a chain's children in compiled segments (consecutive children that all have plan steps) and the
     others through their own ``_step`` in Python. Built and kept by a container; call :meth:`process` per block.
+
+    It is current while ``Plugin._plan_epoch`` has not moved (a parameter change, a replaced array, a new format
+    or a changed board anywhere moves it) and blocks fit ``max_frames``; then the per-block cost is one compiled
+    call per segment and the clocks.
     """
 
     def __init__(self) -> None:
@@ -413,16 +425,7 @@ class ChainRunner:
         self.max_frames = 0
         self.children: list[Plugin] = []
         self.program: list[Segment | Plugin] = []
-        self.watched: list[Plugin] = []
         self.python = False
-
-    def stale(self, children: list[Plugin], n: int) -> bool:
-        if self.epoch != Plugin._plan_epoch or n > self.max_frames or len(children) != len(self.children):
-            return True
-        for plugin in self.watched:
-            if plugin._dirty:
-                return True
-        return any(a is not b for a, b in zip(children, self.children, strict=True))
 
     def build(self, children: list[Plugin], n: int, combine: Any = None, container: Plugin | None = None) -> None:
         """Collect the children's steps and (re)compile. ``combine(steps_per_child, max_frames)`` may turn all
@@ -473,16 +476,18 @@ class ChainRunner:
             self.python = combine is not None
         self.program = program
         self.children = list(children)
-        self.watched = [p for child in children for p in child._iter_tree()]
-        self.watched += [p for item in program if isinstance(item, Segment) for p in item.plugins]
         self.max_frames = max_frames
         self.epoch = Plugin._plan_epoch
 
     def process(self, block: np.ndarray, children: list[Plugin]) -> np.ndarray:
-        """Run ``block`` through the children in series."""
+        """Run ``block`` through the children in series (rebuilding the plan first if anything changed)."""
         n = block.shape[1]
-        if self.stale(children, n):
+        if self.epoch != Plugin._plan_epoch or n > self.max_frames:
             self.build(children, n)
+        return self.run(block)
+
+    def run(self, block: np.ndarray) -> np.ndarray:
+        """Run ``block`` through the built program (the caller checked that it is current)."""
         for item in self.program:
             if type(item) is Segment:
                 if not block.flags.c_contiguous:

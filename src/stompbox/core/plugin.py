@@ -259,6 +259,7 @@ class Plugin:
     def _request_update(self) -> None:
         """Have ``_update`` recompute derived values before the next block."""
         self._dirty = True
+        Plugin._plan_epoch += 1  # compiled plans over this plugin bring it up to date before their next block
 
     def _update_now(self) -> None:
         """Recompute derived values now rather than before the next block."""
@@ -282,7 +283,8 @@ class Plugin:
     # ------------------------------------------------------------------ compiled plans (see core/plan.py)
     #: bumped by :meth:`_plan_changed`; owners of plans rebuild their table when a plugin's generation moved
     _plan_generation: int = 0
-    #: bumped with every plugin's generation: owners of plans look at their plugins only when it moved
+    #: bumped with every plugin's generation and every parameter change: owners of compiled plans look at their
+    #: plugins again only when it moved
     _plan_epoch: ClassVar[int] = 0
 
     def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
@@ -825,6 +827,7 @@ class SidechainInput(Plugin):
     def sidechain(self, key: np.ndarray | None) -> None:
         self._key = _as_key(key)
         self._key_base = 0
+        self._plan_changed()  # whether it can run in a compiled plan may have changed
 
     def process(
         self,
