@@ -21,7 +21,7 @@ import stompbox
 from _audio import music
 from stompbox._internal import AddLatency
 from stompbox.batch import stream_through
-from stompbox.cli.common import ArraySource
+from stompbox.cli.array_source import ArraySource
 from stompbox.cli.main import main
 from stompbox.io import AudioFile
 

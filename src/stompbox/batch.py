@@ -21,13 +21,15 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ._base import limits
-from .core.plugin import Plugin
 from .io.formats import AUDIO_EXTENSIONS, default_bit_depth
+
+if TYPE_CHECKING:  # the plugin machinery loads with the chain (a command's output is opened before it)
+    import numpy as np
+
+    from .core.plugin import Plugin
 
 __all__ = [
     "AUDIO_EXTENSIONS",
@@ -146,6 +148,7 @@ def stream_through(
 
 def _as_plugin(chain: Plugin | dict[str, Any] | list[Any] | str | os.PathLike[str]) -> Plugin:
     from .chains import from_dict, load_chain
+    from .core.plugin import Plugin
 
     if isinstance(chain, Plugin):
         return chain

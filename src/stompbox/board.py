@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any, overload
+from typing import Any, Self, overload
 
 import numpy as np
 
@@ -66,18 +66,24 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
                 return
         raise ValueError("remove(x): x not in list")
 
+    # an entry reads as Any: a board holds plugins of many types (and None), and code sets the parameters of the
+    # one it picks (``board[0].drive_db = 30``), as with pedalboard
     @overload
-    def __getitem__(self, index: int) -> Plugin | None: ...
+    def __getitem__(self, index: int) -> Any: ...
     @overload
-    def __getitem__(self, index: slice) -> PluginContainer: ...
+    def __getitem__(self, index: slice) -> Self: ...
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
             return type(self)(self._plugins[index])
         return self._plugins[index]
 
-    def __setitem__(self, index: int, plugin: Plugin | None) -> None:
+    @overload
+    def __setitem__(self, index: int, plugin: Plugin | None) -> None: ...
+    @overload
+    def __setitem__(self, index: slice, plugin: Iterable[Plugin | None]) -> None: ...
+    def __setitem__(self, index: int | slice, plugin: Any) -> None:
         if isinstance(index, slice):
-            self._plugins[index] = [self._check(p) for p in plugin]  # type: ignore[union-attr]
+            self._plugins[index] = [self._check(p) for p in plugin]
         else:
             self._plugins[index] = self._check(plugin)
         self._structure_changed()

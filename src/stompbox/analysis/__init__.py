@@ -9,7 +9,7 @@ rest (the module object is callable too, so the call works whichever was importe
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 _LAZY_NAMES: dict[str, str] = {
     name: ".loudness"
@@ -26,6 +26,17 @@ _LAZY_NAMES: dict[str, str] = {
 }
 
 __all__ = sorted(_LAZY_NAMES)
+
+
+if TYPE_CHECKING:  # the lazily loaded names, for type checkers and IDEs ("name as name": re-exported)
+    from .loudness import LoudnessMeter as LoudnessMeter
+    from .loudness import LoudnessNormalize as LoudnessNormalize
+    from .loudness import LoudnessResult as LoudnessResult
+    from .loudness import NormalizeReport as NormalizeReport
+    from .loudness import loudness as loudness
+    from .loudness import loudness_of_file as loudness_of_file
+    from .loudness import normalization_gain_db as normalization_gain_db
+    from .loudness import normalize_file as normalize_file
 
 
 def __getattr__(name: str) -> Any:

@@ -1,4 +1,7 @@
-"""Helpers shared by the CLI subcommands."""
+"""Helpers shared by the CLI subcommands.
+
+This module is imported by every command before its arguments are parsed, so it imports nothing heavy (no
+NumPy, no codecs): what a helper needs, it imports when called."""
 
 from __future__ import annotations
 
@@ -8,10 +11,7 @@ import os
 import sys
 from typing import Any, NoReturn
 
-import numpy as np
-
 from .._base.errors import StompboxError
-from ..io.reader import AudioReader
 
 __all__ = [
     "CLIError",
@@ -19,13 +19,21 @@ __all__ = [
     "open_reader",
     "open_input",
     "open_output",
-    "ArraySource",
     "dbfs",
     "show_progress",
     "add_common_options",
     "add_input_options",
     "add_output_options",
 ]
+
+
+def __getattr__(name: str) -> Any:  # ArraySource needs NumPy and the reader base: not for `stompbox --version`
+    if name == "ArraySource":
+        from .array_source import ArraySource
+
+        return ArraySource
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 STDIO = "-"  # the name of standard input / output, as in SoX and FFmpeg
 #: ``--channels``: the conversion rule of :class:`stompbox.io.ChannelConvertedReadableAudioFile`, in one line.
@@ -344,41 +352,6 @@ def dbfs(peak: float) -> float:
 def show_progress(quiet: bool, seconds: float) -> bool:
     """Whether to draw a progress bar: on a terminal, not ``--quiet``, and for files longer than 20 s."""
     return not quiet and seconds >= 20.0 and sys.stderr.isatty()
-
-
-class ArraySource(AudioReader):
-    """An in-memory float32 ``(channels, n)`` array with the reader API (for generated audio)."""
-
-    def __init__(self, samples: np.ndarray, samplerate: int, name: str = "") -> None:
-        self._data = np.ascontiguousarray(samples, dtype=np.float32)
-        self.samplerate = samplerate
-        self.name = name
-        self.file_dtype = "float32"
-        self.exact_duration_known = True
-        self.closed = False
-        self._pos = 0
-
-    @property
-    def num_channels(self) -> int:
-        return self._data.shape[0]
-
-    @property
-    def frames(self) -> int:
-        return self._data.shape[1]
-
-    def read(self, num_frames: int) -> np.ndarray:
-        out = np.ascontiguousarray(self._data[:, self._pos : self._pos + num_frames])
-        self._pos += out.shape[1]
-        return out
-
-    def seek(self, frame: int) -> None:
-        self._pos = int(frame)
-
-    def tell(self) -> int:
-        return self._pos
-
-    def close(self) -> None:
-        self.closed = True
 
 
 def conform(

@@ -8,7 +8,6 @@ from typing import Any
 
 from .common import (
     STDIO,
-    ArraySource,
     CLIError,
     add_common_options,
     add_input_options,
@@ -78,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
 
     if in_path is None:
         from ..examples import example_clip
+        from .array_source import ArraySource
 
         source: Any = ArraySource(example_clip(44100, 8.0), 44100, name="example")
     else:

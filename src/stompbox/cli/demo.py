@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from .common import ArraySource, CLIError, add_common_options
+from .array_source import ArraySource
+from .common import CLIError, add_common_options
 
 #: 112 BPM, as in the example riff: a dotted eighth note is 0.75 beats
 DOTTED_EIGHTH_SECONDS = round(0.75 * 60.0 / 112.0, 3)

@@ -22,12 +22,14 @@ import difflib
 import enum
 import inspect
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._base.errors import StompboxError
-from ..board import Pedalboard
 from ..core import registry
-from ..core.plugin import Plugin
+
+if TYPE_CHECKING:  # imported where used: checking a chain's names (render's first step) needs neither
+    from ..board import Pedalboard
+    from ..core.plugin import Plugin
 
 __all__ = ["GrammarError", "builtin_effects", "find_effect", "parse_effects", "parse_value", "to_tokens"]
 
@@ -227,6 +229,8 @@ def parse_effects(tokens: Sequence[str], board: Pedalboard | None = None, notes:
     """
     if isinstance(tokens, str):
         raise TypeError("parse_effects() takes a sequence of tokens, not one string (use shlex.split).")
+    from ..board import Pedalboard
+
     result = board if board is not None else Pedalboard()
     current: type[Plugin] | None = None
     args: list[tuple[str, str]] = []
@@ -284,6 +288,9 @@ def to_tokens(plugins: Plugin | Iterable[Plugin | None]) -> list[str]:
     takes more than parameters (e.g. Convolution's impulse response) cannot be written as tokens and raise
     ``ValueError``.
     """
+    from ..board import Pedalboard
+    from ..core.plugin import Plugin
+
     items = list(plugins) if isinstance(plugins, Pedalboard) or not isinstance(plugins, Plugin) else [plugins]
     tokens: list[str] = []
     table = builtin_effects()

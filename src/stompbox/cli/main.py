@@ -13,7 +13,7 @@ import contextlib
 import importlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from .common import CLIError, IntermixedParser, Parser
@@ -28,8 +28,13 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for SoX or cat cut
 _MODULES = {"play": "live", "record": "live"}  # commands registered by a module of another name
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand registered."""
+def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered.
+
+    ``commands``: the subcommands to register whole (default: all); the others get an empty parser under their
+    name, so that only the module of the command that runs is imported (``stompbox info`` does not load the
+    effects' machinery that ``render`` needs, nor ``render`` the plotting of ``plot``).
+    """
     from .._base.version import __version__
 
     parser = Parser(
@@ -40,9 +45,26 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show full tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=IntermixedParser)
     sub.required = True
-    for name in dict.fromkeys(_MODULES.get(n, n) for n in COMMANDS):
+    whole = set(COMMANDS if commands is None else commands)
+    for name in dict.fromkeys(_MODULES.get(n, n) for n in COMMANDS if n in whole):
         importlib.import_module(f".{name}", __package__).register(sub)
+    for name in COMMANDS:
+        if name not in sub.choices:
+            sub.add_parser(name, add_help=False)  # never parsed: the command line names another command
     return parser
+
+
+def _wanted(argv: Sequence[str]) -> list[str] | None:
+    """The subcommands whose parsers a command line needs: the one it names; none for ``--version`` alone;
+    all (None) when it names none (``--help``, a usage error: their messages list every command)."""
+    for token in argv:
+        if token in ("-h", "--help"):
+            return None
+        if token == "--version":
+            return []
+        if not token.startswith("-"):
+            return [token] if token in COMMANDS else None
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -66,7 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_wanted(argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse: usage errors exit 2, --help/--version exit 0
@@ -144,7 +167,13 @@ def entry() -> None:
     Numba's compiler, about 80 ms of every command, for memory the process is about to return anyway. Files and
     streams are still closed and flushed as usual; only :func:`main`, which tests and scripts call, leaves the
     collector alone.
+
+    NumPy's BLAS runs on one thread (unless ``OPENBLAS_NUM_THREADS`` says otherwise): the command's matrix
+    products are small (a loudness meter's 256 x 256 filter blocks) and a pool of BLAS threads costs more than it
+    saves there; on a busy machine a 2-s ``stompbox loudness`` took 0.3-0.5 s with OpenBLAS's threads, 0.1 s
+    without. ``batch`` gets its parallelism from processes, each with one BLAS thread.
     """
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # read when NumPy loads: after this (see build_parser)
     import gc
 
     from .._base import atomic

@@ -87,12 +87,12 @@ class Automation:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self._key() == other._key()  # type: ignore[attr-defined]
+        return self._key() == other._key()
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, str(self._key())))
 
-    def _key(self) -> Any:
+    def _key(self) -> object:
         return self.to_dict()
 
 
@@ -150,7 +150,7 @@ class Curve(Automation):
             "LFO, which are saved as data."
         )
 
-    def _key(self) -> Any:
+    def _key(self) -> object:
         return self.values.tobytes()
 
     def __repr__(self) -> str:
@@ -223,7 +223,8 @@ class Envelope(Automation):
                     out[e] = v0[e] * np.power(v1[e] / v0[e], frac[e])
         out[t < times[0]] = values[0]
         out[t >= times[-1]] = values[-1]
-        return out
+        result: np.ndarray = out
+        return result
 
     def bounds(self) -> tuple[float, float]:
         return float(self.values.min()), float(self.values.max())

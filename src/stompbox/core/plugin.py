@@ -92,7 +92,7 @@ class Plugin:
     Do not instantiate it directly; use its subclasses (``Gain``, ``Reverb``, ``Pedalboard``, ...).
     """
 
-    _params: ClassVar[dict[str, Param]] = {}
+    _params: ClassVar[dict[str, Param[Any]]] = {}
     _abstract: ClassVar[bool] = True
     #: the engine traits, declared as class keywords and checked at the class statement (see core/traits.py);
     #: each is also set as the private class attribute the engine reads (``_stateful``, ``_block_invariant``,
@@ -146,7 +146,7 @@ class Plugin:
             if trait == "block_invariant" and trait not in traits and isinstance(getattr(cls, attribute), property):
                 continue  # inherited from such a container
             setattr(cls, attribute, getattr(declared, trait))
-        params: dict[str, Param] = {}
+        params: dict[str, Param[Any]] = {}
         for klass in reversed(cls.__mro__):
             for name, value in vars(klass).items():
                 if isinstance(value, Param):
@@ -256,10 +256,17 @@ class Plugin:
         """Record the stream format without preparing (for plugins that prepare what they hold themselves)."""
         self._format = (sample_rate, num_channels)
 
+    #: called with the plugin when it asks for an update (a live stream running it in a compiled plan applies
+    #: the change at once, from the caller's thread); None for plugins nobody watches
+    _update_listener: Any = None
+
     def _request_update(self) -> None:
         """Have ``_update`` recompute derived values before the next block."""
         self._dirty = True
         Plugin._plan_epoch += 1  # compiled plans over this plugin bring it up to date before their next block
+        listener = self._update_listener
+        if listener is not None:
+            listener(self)
 
     def _update_now(self) -> None:
         """Recompute derived values now rather than before the next block."""
@@ -690,6 +697,7 @@ class Plugin:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state.pop("_lock", None)
+        state.pop("_update_listener", None)  # a live stream's, not part of the plugin
         state.pop("_tree_cache", None)
         state.pop("_accepted", None)
         return state

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import Number, kernel
 from ..core.params import Param
 from ..core.plan import PlanStep, run_steps
 from ..core.plugin import Plugin
 
 
 @kernel
-def _clip(src, dst, limit):  # pragma: no cover - compiled
+def _clip(src: np.ndarray, dst: np.ndarray, limit: Number) -> None:  # pragma: no cover - compiled
     for i in range(src.shape[0]):
-        v = np.float32(src[i])
+        v: Number = np.float32(src[i])
         if v > limit:
             v = limit
         elif v < -limit:
@@ -24,7 +24,7 @@ def _clip(src, dst, limit):  # pragma: no cover - compiled
 
 
 @kernel
-def _crush(src, dst, scale):  # pragma: no cover - compiled
+def _crush(src: np.ndarray, dst: np.ndarray, scale: Number) -> None:  # pragma: no cover - compiled
     for i in range(src.shape[0]):
         dst[i] = np.round(np.float32(src[i]) * scale) / scale
 
@@ -123,7 +123,7 @@ def _crush_block(block, scale):  # pragma: no cover - compiled
 def _flat(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``src`` and ``dst`` as 1-D arrays in the same sample order (views when their memory layouts agree; else
     ``src`` is first copied into ``dst``, converted to float32), for kernels that run over raw memory."""
-    order = "F" if dst.flags.f_contiguous and not dst.flags.c_contiguous else "C"
+    order: Literal["C", "F"] = "F" if dst.flags.f_contiguous and not dst.flags.c_contiguous else "C"
     flat_dst = dst.reshape(-1, order=order)
     if not (src.flags.f_contiguous if order == "F" else src.flags.c_contiguous):
         np.copyto(dst, src, casting="same_kind")

@@ -6,7 +6,7 @@ from functools import cache
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import Number, kernel
 from ..core.params import Param
 from ..core.plugin import Plugin
 
@@ -33,7 +33,12 @@ def _halfband_taps(n: int, beta: float) -> np.ndarray:
 
 
 @kernel
-def _upsample2(x, history, taps, centre):  # pragma: no cover - compiled
+def _upsample2(
+    x: np.ndarray,
+    history: np.ndarray,
+    taps: np.ndarray,
+    centre: int,
+) -> np.ndarray:  # pragma: no cover - compiled
     """2x interpolation of each row of ``x`` with a half-band filter, continuing from ``history``.
 
     ``history`` holds the last ``len(taps) - 1`` inputs of each channel (oldest first) and is updated. Output
@@ -63,7 +68,16 @@ def _upsample2(x, history, taps, centre):  # pragma: no cover - compiled
 
 
 @kernel
-def _limit(block, ring, pos, peaks, use_peaks, state, ceiling, release):  # pragma: no cover - compiled
+def _limit(
+    block: np.ndarray,
+    ring: np.ndarray,
+    pos: int,
+    peaks: np.ndarray,
+    use_peaks: bool,
+    state: np.ndarray,
+    ceiling: Number,
+    release: Number,
+) -> int:  # pragma: no cover - compiled
     """Stereo-linked lookahead limiting, in place; returns the new ring position.
 
     The input goes through a delay line of ``ring.shape[1]`` samples (the lookahead). Each sample's peak (the
@@ -109,7 +123,7 @@ def _limit(block, ring, pos, peaks, use_peaks, state, ceiling, release):  # prag
 
 
 @kernel
-def _group_peaks(up, peaks):  # pragma: no cover - compiled
+def _group_peaks(up: np.ndarray, peaks: np.ndarray) -> None:  # pragma: no cover - compiled
     """``peaks[i]`` = the largest ``|up[c, 4i + k]|`` over channels ``c`` and ``k`` in 0..3."""
     channels = up.shape[0]
     for i in range(peaks.shape[0]):

@@ -13,7 +13,9 @@ MAX_DELAY_SECONDS = 30.0
 
 
 @kernel
-def _delay_kernel(block, buffers, pos, params):  # pragma: no cover - compiled
+def _delay_kernel(
+    block: np.ndarray, buffers: np.ndarray, pos: np.ndarray, params: np.ndarray
+) -> None:  # pragma: no cover - compiled
     """Feedback delay line, in place: ``w[n] = x[n] + feedback * w[n-d]``, ``y[n] = dry*x[n] + wet*w[n-d]``.
 
     ``buffers`` is ``(channels, size)`` with ``size`` a power of two > ``delay``: the ring of past ``w``
@@ -26,8 +28,9 @@ def _delay_kernel(block, buffers, pos, params):  # pragma: no cover - compiled
     feedback = params[1]
     dry = params[2]
     wet = params[3]
+    n: int
     channels, n = block.shape
-    mask = buffers.shape[1] - 1
+    mask: int = buffers.shape[1] - 1
     start = pos[0]
     for c in range(channels):
         ring = buffers[c]
@@ -42,13 +45,22 @@ def _delay_kernel(block, buffers, pos, params):  # pragma: no cover - compiled
 
 
 @kernel
-def _delay_tv_kernel(block, buffers, pos, delay, feedback, dry, wet):  # pragma: no cover - compiled
+def _delay_tv_kernel(
+    block: np.ndarray,
+    buffers: np.ndarray,
+    pos: int,
+    delay: np.ndarray,
+    feedback: np.ndarray,
+    dry: np.ndarray,
+    wet: np.ndarray,
+) -> int:  # pragma: no cover - compiled
     """:func:`_delay_kernel` with per-sample ``delay`` (float samples, fractional: read by linear
     interpolation), ``feedback``, ``dry`` and ``wet`` (float64 arrays of the block's length). A delay under one
     sample reads the current input for the missing part (no feedback through a zero-length loop).
     """
+    n: int
     channels, n = block.shape
-    mask = buffers.shape[1] - 1
+    mask: int = buffers.shape[1] - 1
     for c in range(channels):
         ring = buffers[c]
         p = pos

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import Number, kernel
 from ..core.params import Param
 from ..core.plugin import Plugin, SidechainInput
 
@@ -51,7 +51,15 @@ def _threshold_inverse(threshold_db: float) -> float:
 
 
 @kernel
-def _follow(x, e, r, attack, release, rms_release, use_rms):  # pragma: no cover - compiled
+def _follow(
+    x: float,
+    e: float,
+    r: float,
+    attack: float,
+    release: float,
+    rms_release: float,
+    use_rms: bool,
+) -> tuple[float, float]:  # pragma: no cover - compiled
     """One step of the ballistics filter: returns the new (envelope, RMS state)."""
     if use_rms:
         v = x * x
@@ -64,8 +72,17 @@ def _follow(x, e, r, attack, release, rms_release, use_rms):  # pragma: no cover
 
 @kernel
 def _envelope(
-    block, out, env, rms, attack, release, rms_release, use_rms, threshold_inv, above
-):  # pragma: no cover - compiled
+    block: np.ndarray,
+    out: np.ndarray,
+    env: np.ndarray,
+    rms: np.ndarray,
+    attack: float,
+    release: float,
+    rms_release: float,
+    use_rms: bool,
+    threshold_inv: float,
+    above: bool,
+) -> int:  # pragma: no cover - compiled
     """The ballistics filter shared by all dynamics processors: writes each sample's envelope, divided by the
     threshold, into ``out`` and returns how many samples the gain computer will touch (ratio over 1 when
     ``above``, under 1 otherwise).
@@ -103,7 +120,12 @@ def _envelope(
 
 
 @kernel
-def _sparse_gain(block, ratio, exponent, above):  # pragma: no cover - compiled
+def _sparse_gain(
+    block: np.ndarray,
+    ratio: np.ndarray,
+    exponent: Number,
+    above: bool,
+) -> None:  # pragma: no cover - compiled
     """``block *= ratio ** exponent`` (single precision) where the gain computer acts; for few such samples."""
     channels, n = block.shape
     exponent = np.float32(exponent)
@@ -140,8 +162,18 @@ def _apply_gain(block: np.ndarray, ratio: np.ndarray, count: int, exponent: floa
 
 @kernel
 def _dynamics_tv(
-    block, key, env, rms, attack, release, rms_release, use_rms, threshold_inv, exponent, above
-):  # pragma: no cover - compiled
+    block: np.ndarray,
+    key: np.ndarray,
+    env: np.ndarray,
+    rms: np.ndarray,
+    attack: np.ndarray,
+    release: np.ndarray,
+    rms_release: float,
+    use_rms: bool,
+    threshold_inv: np.ndarray,
+    exponent: np.ndarray,
+    above: bool,
+) -> None:  # pragma: no cover - compiled
     """Envelope follower and hard-knee gain computer in one pass, with per-sample ``attack``, ``release``,
     ``threshold_inv`` and ``exponent`` (float64 arrays of the block's length): the automated path of
     Compressor and NoiseGate. The envelope follows ``key`` (the block itself, or a sidechain signal of the same
@@ -177,7 +209,7 @@ def _threshold_inverse_curve(threshold_db: np.ndarray) -> np.ndarray:
 
 
 @kernel
-def _ramp_and_clip(block, state):  # pragma: no cover - compiled
+def _ramp_and_clip(block: np.ndarray, state: np.ndarray) -> None:  # pragma: no cover - compiled
     """Multiply by the Limiter's output gain, stepping it linearly while a ramp is pending, then clip to +-1.
 
     ``state`` = (current gain, target gain, step, remaining ramp samples); the gain sequence is the same for
@@ -209,6 +241,10 @@ class _Dynamics(Plugin, block_invariant=True):
     """Per-channel envelope state shared by the dynamics processors."""
 
     _abstract = True
+    #: set by each processor: whether the gain computer acts above the threshold (else below), and the detector
+    _above: bool
+    _use_rms: bool
+    _rms_release: float
 
     def _curve(self, curves: dict[str, np.ndarray], name: str, n: int) -> np.ndarray:
         curve = curves.get(name)

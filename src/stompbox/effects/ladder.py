@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from .._base.enums import PedalboardEnum
-from ..core.jit import kernel
+from ..core.jit import Number, kernel
 from ..core.params import Param
 from ..core.plugin import Plugin
 
@@ -70,7 +70,16 @@ _TABLE = _tanh_table()
 
 
 @kernel
-def _ladder_pair(left, right, sl, sr, lut, p, smooth, counts):  # pragma: no cover - compiled
+def _ladder_pair(
+    left: np.ndarray,
+    right: np.ndarray,
+    sl: np.ndarray,
+    sr: np.ndarray,
+    lut: np.ndarray,
+    p: np.ndarray,
+    smooth: np.ndarray,
+    counts: np.ndarray,
+) -> tuple[Number, Number, int, int]:  # pragma: no cover - compiled
     """Run two channels of the ladder in place, in float32, interleaved sample by sample (their recursions are
     independent, so the CPU overlaps them). ``sl``/``sr`` are the channels' five states, updated in place.
 
@@ -204,7 +213,14 @@ def _ladder_pair(left, right, sl, sr, lut, p, smooth, counts):  # pragma: no cov
 
 
 @kernel
-def _ladder_kernel(block, state, lut, p, smooth, counts):  # pragma: no cover - compiled
+def _ladder_kernel(
+    block: np.ndarray,
+    state: np.ndarray,
+    lut: np.ndarray,
+    p: np.ndarray,
+    smooth: np.ndarray,
+    counts: np.ndarray,
+) -> None:  # pragma: no cover - compiled
     """Run the ladder over ``block`` ((channels, n) float32) in place.
 
     ``state`` is float32 ``(channels, 5)``; ``p`` the float32 parameter vector; ``smooth`` float32

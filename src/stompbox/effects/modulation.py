@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import Number, kernel
 from ..core.params import Param
 from ..core.plugin import Plugin
 
@@ -26,16 +26,19 @@ CUR, TGT, STEP, LEFT = 0, 1, 2, 3
 
 
 @kernel
-def _next_value(sm, k):  # pragma: no cover - compiled
+def _next_value(sm: np.ndarray, k: int) -> Number:  # pragma: no cover - compiled
     """Advance smoother ``k`` by one sample and return its value."""
+    value: Number
     if sm[k, LEFT] <= 0.0:
-        return sm[k, TGT]
+        value = sm[k, TGT]
+        return value
     sm[k, LEFT] -= 1.0
     if sm[k, LEFT] > 0.0:
         sm[k, CUR] += sm[k, STEP]
     else:
         sm[k, CUR] = sm[k, TGT]
-    return sm[k, CUR]
+    value = sm[k, CUR]
+    return value
 
 
 class Smoothers:
@@ -45,7 +48,7 @@ class Smoothers:
         self.state = np.zeros((len(ramp_samples), 4), np.float32)
         self.ramps = list(ramp_samples)
 
-    def set_target(self, k: int, value: float) -> None:
+    def set_target(self, k: int, value: Number) -> None:
         """Start a ramp from the current value to ``value`` (or jump when the ramp length is 0)."""
         sm = self.state
         value = F32(value)
@@ -79,7 +82,9 @@ _FREQ, _DEPTH, _DRY, _WET, _FB = 0, 1, 2, 3, 4
 
 
 @kernel
-def _lfo(out, n, sm, osc, base_inc):  # pragma: no cover - compiled
+def _lfo(
+    out: np.ndarray, n: int, sm: np.ndarray, osc: np.ndarray, base_inc: Number
+) -> None:  # pragma: no cover - compiled
     """Fill ``out[:n]`` with JUCE's sine oscillator, ``sin(phase - pi)`` (single precision), times the smoothed
     amplitude; ``osc[0]`` is the phase, advanced by ``base_inc * frequency`` per sample and wrapped at 2 pi."""
     pi = np.float32(np.pi)
@@ -103,7 +108,7 @@ def _lfo(out, n, sm, osc, base_inc):  # pragma: no cover - compiled
 
 
 @kernel
-def _mix(block, wet, sm):  # pragma: no cover - compiled
+def _mix(block: np.ndarray, wet: np.ndarray, sm: np.ndarray) -> None:  # pragma: no cover - compiled
     """``block = wet_gain * wet + dry_gain * block`` with per-sample smoothed gains (a linear dry/wet mixer)."""
     channels, n = block.shape
     if sm[_DRY, LEFT] <= 0.0 and sm[_WET, LEFT] <= 0.0:
@@ -121,15 +126,29 @@ def _mix(block, wet, sm):  # pragma: no cover - compiled
 
 
 @kernel
-def _chorus_kernel(block, ring, pos, last, sm, osc, delays, wet, base_inc, centre_ms, sample_rate, max_delay):
+def _chorus_kernel(
+    block: np.ndarray,
+    ring: np.ndarray,
+    pos: int,
+    last: np.ndarray,
+    sm: np.ndarray,
+    osc: np.ndarray,
+    delays: np.ndarray,
+    wet: np.ndarray,
+    base_inc: Number,
+    centre_ms: Number,
+    sample_rate: Number,
+    max_delay: Number,
+) -> int:  # pragma: no cover - compiled
     """Chorus on a ``(channels, n)`` float32 block, in place; returns the new ring position.
 
     ``ring`` is ``(channels, size)``, size a power of two > ``max_delay + 1``, holding past delay-line inputs.
     The delay in ms is ``max(1, 20 * lfo + centre)`` (``lfo`` swings by +-depth/2), read with linear
     interpolation; the delay-line input is the dry sample minus the fed-back previous output.
     """
+    n: int
     channels, n = block.shape
-    mask = ring.shape[1] - 1
+    mask: int = ring.shape[1] - 1
     f20 = np.float32(20.0)
     one = np.float32(1.0)
     zero = np.float32(0.0)
@@ -138,7 +157,7 @@ def _chorus_kernel(block, ring, pos, last, sm, osc, delays, wet, base_inc, centr
         lfo = f20 * delays[i] + centre_ms
         if lfo < one:
             lfo = one
-        d = np.float32(np.float64(lfo) * sample_rate / 1000.0)
+        d: Number = np.float32(np.float64(lfo) * sample_rate / 1000.0)
         if d > max_delay:
             d = max_delay
         elif d < zero:
@@ -193,7 +212,7 @@ class _Modulation(Plugin, block_invariant=True):
         self._scratch = np.zeros(0, np.float32)
         self._wet = np.zeros((num_channels, 0), np.float32)
 
-    def _set_targets(self, rate: float, amplitude: float, mix: float, feedback: float) -> None:
+    def _set_targets(self, rate: Number, amplitude: Number, mix: float, feedback: float) -> None:
         sm = self._sm
         # while automated, parameters glide to each sub-block's value over that sub-block (not 50 ms)
         sm.ramps = list(self._automation_ramps if self._automation else self._default_ramps)
@@ -315,8 +334,22 @@ _UPDATE_EVERY = 4  # the LFO and the all-pass coefficients are updated every 4 s
 
 @kernel
 def _phaser_kernel(
-    block, s1, last, sm, osc, gstate, counter0, lfo, gains, wet, base_inc, norm_centre, log_min, log_range, sample_rate
-):  # pragma: no cover - compiled
+    block: np.ndarray,
+    s1: np.ndarray,
+    last: np.ndarray,
+    sm: np.ndarray,
+    osc: np.ndarray,
+    gstate: np.ndarray,
+    counter0: int,
+    lfo: np.ndarray,
+    gains: np.ndarray,
+    wet: np.ndarray,
+    base_inc: Number,
+    norm_centre: Number,
+    log_min: Number,
+    log_range: Number,
+    sample_rate: Number,
+) -> None:  # pragma: no cover - compiled
     """Phaser on a ``(channels, n)`` float32 block, in place.
 
     Every 4th sample (counted across blocks from ``counter0``) the LFO gives a new normalised position

@@ -43,4 +43,5 @@ class PipelinePlugin(Plugin, block_invariant=True):
         assert self._pipeline is not None
         if self._sanitize_input:
             block = np.nan_to_num(block, nan=0.0, posinf=1.0, neginf=-1.0)
-        return self._pipeline.process(block)
+        result: np.ndarray = self._pipeline.process(block)
+        return result

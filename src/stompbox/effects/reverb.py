@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import Number, kernel
 from ..core.params import Param
 from ..core.plugin import PairedChannels, Plugin
 from .modulation import Smoothers, _next_value, _ramp
@@ -36,7 +36,7 @@ _DAMP, _FEEDBACK, _DRY, _WET1, _WET2 = 0, 1, 2, 3, 4
 
 
 @kernel
-def _flush(x):  # pragma: no cover - compiled
+def _flush(x: Number) -> Number:  # pragma: no cover - compiled
     """Round a state value through +0.1 and back, as JUCE does on x86 to keep denormals out of the loops."""
     tenth = np.float32(0.1)
     x += tenth
@@ -45,7 +45,18 @@ def _flush(x):  # pragma: no cover - compiled
 
 
 @kernel
-def _reverb_kernel(block, combs, comb_sizes, comb_pos, comb_last, allpasses, ap_sizes, ap_pos, sm, gain):
+def _reverb_kernel(
+    block: np.ndarray,
+    combs: np.ndarray,
+    comb_sizes: np.ndarray,
+    comb_pos: np.ndarray,
+    comb_last: np.ndarray,
+    allpasses: np.ndarray,
+    ap_sizes: np.ndarray,
+    ap_pos: np.ndarray,
+    sm: np.ndarray,
+    gain: Number,
+) -> None:  # pragma: no cover - compiled
     """Freeverb on a mono or stereo ``(channels, n)`` float32 block, in place.
 
     Channel ``c`` uses combs ``combs[c * 8 + j]`` (length ``comb_sizes[...]``, position ``comb_pos[...]``,
@@ -208,7 +219,7 @@ class Reverb(PairedChannels, Plugin, block_invariant=True):
 
     @property
     def _frozen(self) -> bool:
-        return F32(self.freeze_mode) >= F32(0.5)
+        return bool(F32(self.freeze_mode) >= F32(0.5))
 
     def _update(self) -> None:
         width = F32(self.width)

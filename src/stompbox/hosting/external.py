@@ -253,7 +253,8 @@ class AudioProcessorParameter:
     def raw_value(self) -> float:
         """The parameter's normalised value, 0.0 to 1.0, as the plugin itself stores it (settable). A VST3
         plugin's reads and writes are float32 values, as pedalboard (its host) hands them over."""
-        return self._plugin._param_raw(self.index)
+        result: float = self._plugin._param_raw(self.index)
+        return result
 
     @raw_value.setter
     def raw_value(self, value: float) -> None:
@@ -277,7 +278,8 @@ class AudioProcessorParameter:
         raw = self._plugin._param_raw_for_text(self.index, str(string_value))
         if raw is None:
             raise ValueError(f"Plugin parameter '{self.name}' could not parse {string_value!r}.")
-        return raw
+        result: float = raw
+        return result
 
     def get_name(self, maximum_string_length: int = 512) -> str:
         """The parameter's name, cut to at most ``maximum_string_length`` characters."""
@@ -343,7 +345,8 @@ class AudioProcessorParameter:
             low, high = self._raw_ranges[text]
             if reported is None or not low <= reported <= high:
                 return low
-            return reported
+            result: float = reported
+            return result
         if not isinstance(new_value, bool | WrappedBool):
             raise ValueError(
                 f"Value received for parameter '{self.python_name}' "
@@ -365,7 +368,8 @@ class AudioProcessorParameter:
         obj = cls.__new__(cls)
         obj.__dict__.update(state)
         obj._plugin = weakref.proxy(plugin)
-        return obj
+        result: AudioProcessorParameter = obj
+        return result
 
     def __repr__(self) -> str:
         head = f'<stompbox.AudioProcessorParameter name="{self.name}"'

@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import numbers
 import os
+import stat
 import sys
 import threading
 import weakref
@@ -321,11 +322,15 @@ class ReadableAudioFile(AudioFile, AudioReader):
         self._lock = threading.RLock()  # one read, seek or close at a time: a shared reader's reads are atomic
         self._closed = True
         if path is not None:
-            if not os.path.exists(path):
+            try:
+                status = os.stat(path)  # one call for what exists(), isdir() and getsize() would each ask
+            except (OSError, ValueError):
+                status = None
+            if status is None:
                 raise AudioFileNotFoundError(f"Failed to open audio file: file does not exist: {path}")
-            if os.path.isdir(path):
+            if stat.S_ISDIR(status.st_mode):
                 raise NotAnAudioFileError(f"Failed to open audio file: {path} is a directory, not an audio file.")
-            if os.path.getsize(path) == 0:
+            if status.st_size == 0:
                 raise UnsupportedFormatError(f'Failed to open audio file: file "{path}" is empty.')
             name = path
             source: Any = path

@@ -372,6 +372,7 @@ class Vst3Instance:
         ctx.projectTimeSamples += n
         ctx.continousTimeSamples += n
         self._apply_output_changes()
+        result: int = result
         return result
 
     def process_many(self, audio: np.ndarray, out: np.ndarray, block: int) -> None:

@@ -52,6 +52,10 @@ SEEK_PREROLL = 8192
 SF_COUNT_MAX = 2**63 - 1  # libsndfile's length of a stream whose length it does not know
 READ_STEP = 16384  # frames libsndfile decodes per step of a large read
 CACHE_FRAMES = 32768  # frames decoded ahead for small sequential reads (FLAC, AIFF, CAF...)
+#: sequential reads of fewer frames than this are served from a block decoded ahead (one libsndfile call for many
+#: small reads); larger ones are decoded as asked: libsndfile keeps the rest of a FLAC frame for the next read, so
+#: a run of reads decodes each frame once, where a block decoded ahead of a crop's last read is decoded in vain
+AHEAD_BELOW = 2048
 AHEAD_BYTES = 8 << 20  # the most a two-thread read-ahead block may take (PARALLEL_FRAMES of 4 channels)
 STREAMING_FRAMES = 1 << 17  # frames read in sequence after which two-thread formats decode big blocks ahead
 PARALLEL_FRAMES = 1 << 19  # a FLAC/Vorbis/Opus read (from a path) at least this long is decoded by two threads
@@ -167,7 +171,7 @@ class _TrailingJunk(Exception):
 class SoundfileDecoder(Decoder):
     """libsndfile through soundfile."""
 
-    def __init__(self, source: Any, name: str) -> None:
+    def __init__(self, source: Any, name: str, quiet: bool = True) -> None:
         import soundfile as sf
 
         self._sf = sf
@@ -176,7 +180,8 @@ class SoundfileDecoder(Decoder):
         self._trap = _WriteErrorTrap(source) if not isinstance(source, str) else None
         self._path = source if isinstance(source, str) else None
         try:
-            with quiet_stderr():  # mpg123 notes what it finds in an MP3's first frames on stderr
+            # mpg123 notes what it finds in an MP3's first frames on stderr (``quiet``: the file may be one)
+            with quiet_stderr() if quiet else contextlib.nullcontext():
                 self._file = sf.SoundFile(self._trap if self._trap is not None else source, "r")
         except (sf.LibsndfileError, RuntimeError, TypeError) as exc:
             self._check_source()
@@ -516,7 +521,7 @@ class SoundfileDecoder(Decoder):
         sequential = self.position == self._last_end
         streaming = self._streams and sequential and self._in_sequence >= STREAMING_FRAMES
         limit = PARALLEL_FRAMES if streaming else CACHE_FRAMES
-        if n < max(CACHE_FRAMES, limit // 4) and (self._cacheable or streaming) and sequential:
+        if (n < AHEAD_BELOW and self._cacheable or streaming and n < limit // 4) and sequential:
             start = self.position  # small sequential reads: decode ahead, serve slices
             ahead = self._ahead = PARALLEL_FRAMES if streaming else read_ahead(self._ahead, n, CACHE_FRAMES)
             block = self._decode(ahead)
@@ -1073,7 +1078,8 @@ class _HeadRecorder:
         data = self._file.read(size)
         if len(self.head) < self.LIMIT and data:
             self.head += bytes(data[: self.LIMIT - len(self.head)])
-        return data
+        result: bytes = data
+        return result
 
     def seekable(self) -> bool:
         return False
@@ -1112,6 +1118,8 @@ def _pcm_cut(log: str) -> tuple[int, int] | None:
     """(bytes declared, bytes present) when libsndfile's log of an uncompressed file's header says its audio
     chunk (or, failing that, the whole file) is longer than the file holds: a truncated file, which libsndfile
     reads to its end without a word."""
+    if "should be" not in log:  # libsndfile notes every size it finds wrong so
+        return None
     import re
 
     found = {name: (int(a), int(b)) for name, a, b in re.findall(r"(\w[\w ]*?) *: *(\d+) \(should be (\d+)\)", log)}
@@ -1167,7 +1175,8 @@ def quantize(data: np.ndarray, file_dtype: str) -> np.ndarray:
             np.copyto(ints, other, where=miss & (back == data))
     if shift:
         ints <<= shift
-    return ints
+    result: np.ndarray = ints
+    return result
 
 
 class Encoder:

@@ -87,7 +87,8 @@ def last_page_span(tail: bytes) -> int | None:
                 return None
             pages.append((serial, granule))
         elif serial == pages[0][0] and granule >= 0:
-            return pages[0][1] - granule
+            result: int | None = pages[0][1] - granule
+            return result
     return None
 
 
