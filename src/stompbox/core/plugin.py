@@ -782,13 +782,33 @@ class PairedChannels(Plugin):
         self._clock = 0
         self._withheld = self._latency_seen = self.latency_samples
 
-    def _step(self, block: np.ndarray) -> np.ndarray:
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
+        """With channel pairs: the steps of every pair's clone, on the pair's rows (``plugin`` = the clone)."""
         if self._pairs is None:
-            return super()._step(block)
-        if self._dirty:
+            return super()._plan_steps(max_frames)
+        steps: list[PlanStep] = []
+        for k, clone in enumerate(self._pairs):
+            clone_steps = clone._plan_steps(max_frames)
+            if clone_steps is None:
+                return None
+            assert clone._format is not None
+            for step in clone_steps:
+                lo, hi = step.rows if step.rows is not None else (0, clone._format[1])
+                steps.append(step._replace(rows=(2 * k + lo, 2 * k + hi), plugin=step.plugin or clone))
+        return steps
+
+    def _begin_step(self) -> None:
+        if self._pairs is None:
+            super()._begin_step()
+        elif self._dirty:  # the clones follow the parameters (a plan then brings each clone up to date)
             for clone in self._pairs:
                 self._sync(clone)
             self._dirty = False
+
+    def _step(self, block: np.ndarray) -> np.ndarray:
+        if self._pairs is None:
+            return super()._step(block)
+        self._begin_step()
         out = np.empty_like(block)
         for k, clone in enumerate(self._pairs):
             out[2 * k : 2 * k + 2] = clone._step(np.ascontiguousarray(block[2 * k : 2 * k + 2]))
