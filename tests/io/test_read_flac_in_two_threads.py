@@ -29,6 +29,13 @@ def flac(tmp_path, request):
     return str(path)
 
 
+@pytest.fixture(autouse=True)
+def two_threads(monkeypatch):
+    """These tests check the samples and errors of the two-thread path, so long reads take it; whether a long read
+    takes it is TwoThreadPayoff's (tested at the end, with its own instances)."""
+    monkeypatch.setattr(backends.TWO_THREADS, "choose", lambda kind: True)
+
+
 def linear(path: str, monkeypatch) -> np.ndarray:
     monkeypatch.setattr(backends, "PARALLEL_FRAMES", 1 << 40)
     with AudioFile(path) as f:
@@ -201,3 +208,46 @@ def test_a_crop_decodes_about_what_it_reads(tmp_path, monkeypatch, ext):
             got = np.concatenate([f.read(4096) for _ in range(4)], axis=1)
             np.testing.assert_array_equal(got, linear[:, start : start + 4 * 4096])
             assert 4 * 4096 <= sum(decoded) <= 2 * 4 * 4096
+
+
+def test_two_threads_are_taken_while_they_pay(monkeypatch):
+    """The first long read of a kind is decoded by two threads, the second by one; then the faster way by its
+    smoothed seconds per frame, except every EXPLORE-th read, which tries the other way; kinds are apart."""
+    monkeypatch.setattr(backends, "usable_cpus", lambda: 2)
+    payoff = backends.TwoThreadPayoff()
+    kind = ("PCM_16", 2, 44100.0)
+    assert payoff.choose(kind) is True
+    payoff.record(kind, True, 1.0, 1000)  # 1 ms a frame in two threads
+    assert payoff.choose(kind) is False
+    payoff.record(kind, False, 3.0, 1000)  # 3 ms in one: two threads pay
+    picks = [payoff.choose(kind) for _ in range(2 * payoff.EXPLORE)]
+    assert picks.count(False) == 2 and all(picks[i] != (i % payoff.EXPLORE == payoff.EXPLORE - 3) for i in range(16))
+    for _ in range(3):  # the second core got busy: two threads now take 5 ms a frame
+        payoff.record(kind, True, 5.0, 1000)
+    assert payoff.choose(kind) is False  # smoothed: (((1 + 5) / 2 + 5) / 2 + 5) / 2 = 4.5 > 3
+    other = ("VORBIS", 2, 44100.0)
+    assert payoff.choose(other) is True
+
+
+def test_one_usable_cpu_never_splits_a_read(monkeypatch, tmp_path):
+    """With one CPU to run on (affinity, a container's quota) a long read is decoded by one thread: the same
+    samples."""
+    monkeypatch.setattr(backends, "usable_cpus", lambda: 1)
+    monkeypatch.setattr(backends, "TWO_THREADS", backends.TwoThreadPayoff())
+    monkeypatch.setattr(backends, "PARALLEL_FRAMES", 1000)
+    path = tmp_path / "x.flac"
+    x = np.random.default_rng(10).uniform(-0.9, 0.9, (30000, 2))
+    sf.write(path, x, SR, subtype="PCM_16")
+    calls = []
+    split = backends.SoundfileDecoder._read_in_two_threads
+
+    def counting(self, *args):
+        calls.append(self.position)
+        return split(self, *args)
+
+    monkeypatch.setattr(backends.SoundfileDecoder, "_read_in_two_threads", counting)
+    with AudioFile(str(path)) as f:
+        got = f.read(f.frames)
+    assert calls == []
+    expected = (sf.read(path, dtype="int16")[0].T.astype(np.float32)) * np.float32(1 / 32767)
+    np.testing.assert_array_equal(got, expected)
