@@ -162,10 +162,11 @@ TWO_THREADS = TwoThreadPayoff()
 
 
 def read_ahead(previous: int, n: int, limit: int) -> int:
-    """How many frames to decode ahead for sequential reads of ``n`` frames: four reads' worth (at least 8192)
-    after a seek, then twice the last block, up to ``limit``. A seek followed by a few reads (a training crop)
-    decodes about what it reads; a longer run of reads soon gets whole blocks."""
-    return min(limit, 2 * previous if previous else max(4 * n, 8192))
+    """How many frames to decode ahead for sequential reads of ``n`` frames: three reads' worth (at least 8192)
+    at the second read after a seek (the first is decoded as asked), then twice the last block, up to ``limit``.
+    A seek followed by four reads (a training crop) decodes exactly what it reads (with four reads' worth, a
+    fifth of what it decoded was never read); a longer run of reads soon gets whole blocks."""
+    return min(limit, 2 * previous if previous else max(3 * n, 8192))
 
 
 def _peek(source: Any, size: int, from_end: bool = False) -> bytes:
