@@ -53,45 +53,15 @@ _E14 = 1.1470745597729725e-11
 _E15 = 7.647163731819816e-13
 
 
-@kernel
-def _drive(src, dst, factor):  # pragma: no cover - compiled
-    """``dst = tanh(float32(src) * factor)``, correctly rounded to float32 (checked against float64 tanh on a
-    dense grid), in a form that vectorises: ``tanh(x) = u / (u + 2)`` with ``u = exp(2|x|) - 1``, computed in
-    double precision as ``exp(z) - 1`` by its Taylor series at ``z = 2|x| / 32`` and squared up five times
-    (``(1 + u)^2 - 1 = u (2 + u)``, which keeps small values exact). Above ``|x| = 9.1`` tanh rounds to 1."""
-    for i in range(src.shape[0]):
-        x = np.float64(np.float32(src[i]) * factor)
-        z = min(abs(x), 9.1) * 0.0625
-        p = _E15
-        p = _E14 + z * p
-        p = _E13 + z * p
-        p = _E12 + z * p
-        p = _E11 + z * p
-        p = _E10 + z * p
-        p = _E9 + z * p
-        p = _E8 + z * p
-        p = _E7 + z * p
-        p = _E6 + z * p
-        p = _E5 + z * p
-        p = _E4 + z * p
-        p = _E3 + z * p
-        p = _E2 + z * p
-        u = z * (_E1 + z * p)
-        u = u * (2.0 + u)
-        u = u * (2.0 + u)
-        u = u * (2.0 + u)
-        u = u * (2.0 + u)
-        u = u * (2.0 + u)
-        t = np.divide(u, u + 2.0)  # (a ufunc: no zero-division check, so the loop vectorises)
-        t = -t if x < 0.0 else t
-        t = x if (x != x or x == 0.0) else t  # NaN stays NaN, -0.0 stays -0.0
-        dst[i] = np.float32(t)
-
-
+# The block kernels (the plan steps) work in place, each sample read and written at the same index, which the
+# compiler vectorises (a loop from one array into another that may overlap it is not).
 @kernel
 def _gain_block(block, factor):  # pragma: no cover - compiled
+    f = factor[0]
     for c in range(block.shape[0]):
-        _scale(block[c], block[c], factor[0])
+        row = block[c]
+        for i in range(row.shape[0]):
+            row[i] = row[i] * f
 
 
 @kernel
@@ -104,20 +74,63 @@ def _invert_block(block):  # pragma: no cover - compiled
 
 @kernel
 def _clip_block(block, limit):  # pragma: no cover - compiled
+    hi = limit[0]
     for c in range(block.shape[0]):
-        _clip(block[c], block[c], limit[0])
+        row = block[c]
+        for i in range(row.shape[0]):
+            v = row[i]
+            if v > hi:
+                v = hi
+            elif v < -hi:
+                v = -hi
+            row[i] = v
 
 
 @kernel
 def _drive_block(block, factor):  # pragma: no cover - compiled
+    """``block = tanh(block * factor[0])`` in place, each sample correctly rounded to float32 (checked against
+    float64 tanh on a dense grid), in a form that vectorises: ``tanh(x) = u / (u + 2)`` with ``u = exp(2|x|) - 1``,
+    computed in double precision as ``exp(z) - 1`` by its Taylor series at ``z = 2|x| / 32`` and squared up five
+    times (``(1 + u)^2 - 1 = u (2 + u)``, which keeps small values exact). Above ``|x| = 9.1`` tanh rounds to 1."""
+    f = factor[0]
     for c in range(block.shape[0]):
-        _drive(block[c], block[c], factor[0])
+        row = block[c]
+        for i in range(row.shape[0]):
+            x = np.float64(row[i] * f)
+            z = min(abs(x), 9.1) * 0.0625
+            p = _E15
+            p = _E14 + z * p
+            p = _E13 + z * p
+            p = _E12 + z * p
+            p = _E11 + z * p
+            p = _E10 + z * p
+            p = _E9 + z * p
+            p = _E8 + z * p
+            p = _E7 + z * p
+            p = _E6 + z * p
+            p = _E5 + z * p
+            p = _E4 + z * p
+            p = _E3 + z * p
+            p = _E2 + z * p
+            u = z * (_E1 + z * p)
+            u = u * (2.0 + u)
+            u = u * (2.0 + u)
+            u = u * (2.0 + u)
+            u = u * (2.0 + u)
+            u = u * (2.0 + u)
+            t = np.divide(u, u + 2.0)  # (a ufunc: no zero-division check, so the loop vectorises)
+            t = -t if x < 0.0 else t
+            t = x if (x != x or x == 0.0) else t  # NaN stays NaN, -0.0 stays -0.0
+            row[i] = np.float32(t)
 
 
 @kernel
 def _crush_block(block, scale):  # pragma: no cover - compiled
+    f = scale[0]
     for c in range(block.shape[0]):
-        _crush(block[c], block[c], scale[0])
+        row = block[c]
+        for i in range(row.shape[0]):
+            row[i] = np.round(row[i] * f) / f
 
 
 def _flat(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -258,7 +271,10 @@ class Distortion(_Memoryless):
         return _drive_block
 
     def _map(self, src: np.ndarray, dst: np.ndarray) -> None:
-        _drive(*_flat(src, dst), self._coef[0])
+        flat_src, flat_dst = _flat(src, dst)
+        if flat_src.__array_interface__["data"][0] != flat_dst.__array_interface__["data"][0]:
+            np.copyto(flat_dst, flat_src, casting="same_kind")
+        _drive_block(flat_dst[None], self._coef)  # in place: the loop vectorises
 
 
 class Bitcrush(_Memoryless):
