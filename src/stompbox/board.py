@@ -10,7 +10,9 @@ import numpy as np
 
 from ._base import limits
 from ._base.errors import ChainFormatError
+from .core import plan as plans
 from .core import serial
+from .core.plan import PlanStep, owned
 from .core.plugin import Plugin, tree_epoch
 
 
@@ -119,6 +121,24 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
     def _structure_changed(self) -> None:
         self._forget_format()  # children may be new: prepare again on the next call
         self._tree_changed()
+        self._runner = None
+        self._plan_changed()  # plans that hold this container's steps are rebuilt
+
+    _runner: plans.ChainRunner | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state.pop("_runner", None)  # compiled code: a copy builds its own
+        return state
+
+    def _plan_runner(self, n: int) -> plans.ChainRunner | None:
+        """The compiled plan of this container's children for blocks of ``n`` frames, if plans are used here."""
+        if not plans.ENABLED or n > plans.MAX_PLAN_FRAMES:
+            return None
+        runner = self._runner
+        if runner is None:
+            runner = self._runner = plans.ChainRunner()
+        return runner
 
     def _children(self) -> list[Plugin]:
         return [p for p in self._plugins if p is not None]
@@ -182,9 +202,30 @@ class Chain(PluginContainer):
     """
 
     def _process(self, block: np.ndarray) -> np.ndarray:
-        for child in self._children():
+        runner = self._runner
+        if (
+            runner is not None
+            and runner.epoch == Plugin._plan_epoch
+            and block.shape[1] <= runner.max_frames
+            and plans.ENABLED
+        ):
+            return runner.run(block)  # runs of children with plan steps, one compiled call each
+        children = self._children()
+        runner = self._plan_runner(block.shape[1]) if children else None
+        if runner is not None:
+            return runner.process(block, children)
+        for child in children:
             block = child._step(block)
         return block
+
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
+        steps: list[PlanStep] = []
+        for child in self._children():
+            child_steps = child._plan_steps(max_frames)
+            if child_steps is None:
+                return None
+            steps += owned(child_steps, child)
+        return steps
 
     def _prepare_children(self, sample_rate: float, num_channels: int) -> list[bool]:
         # in series: each child sees the channel count of the one before it (routing plugins change it)
@@ -230,7 +271,60 @@ class Mix(PluginContainer):
             for c in self._plugins
         ]
 
+    _mix_arrays: tuple[np.ndarray, ...] | None = None
+
+    def _combine(self, per_child: list[list[PlanStep] | None], max_frames: int) -> list[PlanStep] | None:
+        """The steps of the whole Mix from its children's (owned), or ``None`` if it must run in Python (a child
+        without steps, or latency to align)."""
+        if any(steps is None for steps in per_child) or any(pad.shape[1] for pad in self._pads):
+            return None
+        from .core import _plan_kernels as kernels
+
+        if not self._plugins:
+            return [PlanStep(kernels.mix_silence, ())]
+        assert self._format is not None
+        shape = (self._format[1], max_frames)
+        arrays = self._mix_arrays
+        if arrays is None or arrays[0].shape[0] != shape[0] or arrays[0].shape[1] < max_frames:
+            arrays = self._mix_arrays = (
+                np.zeros(shape, np.float32),
+                np.zeros(shape, np.float32),
+                np.ones(1, np.uint8),
+                np.zeros(1, np.uint8),
+            )
+            self._plan_changed()
+        saved, total, first, later = arrays
+        steps = [PlanStep(kernels.mix_save, (saved,))]
+        found = iter(per_child)
+        for i, child in enumerate(self._plugins):
+            if i:
+                steps.append(PlanStep(kernels.mix_restore, (saved,)))
+            if child is not None:
+                child_steps = next(found)
+                assert child_steps is not None  # (a Mix combines its children's steps when every child has some)
+                steps += child_steps
+            steps.append(PlanStep(kernels.mix_add, (total, first if i == 0 else later)))
+        steps.append(PlanStep(kernels.mix_take, (total,)))
+        return steps
+
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
+        per_child: list[list[PlanStep] | None] = []
+        for child in self._children():
+            steps = child._plan_steps(max_frames)
+            per_child.append(None if steps is None else owned(steps, child))
+        return self._combine(per_child, max_frames)
+
     def _process(self, block: np.ndarray) -> np.ndarray:
+        children = self._children()
+        runner = self._plan_runner(block.shape[1])
+        if runner is not None:
+            if runner.epoch != Plugin._plan_epoch or block.shape[1] > runner.max_frames:
+                runner.build(children, block.shape[1], combine=self._combine, container=self)
+            if not runner.python:
+                if not block.flags.c_contiguous:
+                    block = np.ascontiguousarray(block)
+                runner.program[0].run(block)  # type: ignore[union-attr]
+                return block
         total: np.ndarray | None = None
         for i, child in enumerate(self._plugins):  # a None branch is the input itself
             out = block.copy() if child is None else child._step(block.copy())

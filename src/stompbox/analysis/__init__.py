@@ -8,8 +8,9 @@ rest (the module object is callable too, so the call works whichever was importe
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._base.lazy import lazy_names
 
 _LAZY_NAMES: dict[str, str] = {
     name: ".loudness"
@@ -39,13 +40,4 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers and IDEs ("name 
     from .loudness import normalize_file as normalize_file
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY_NAMES:
-        value = getattr(importlib.import_module(_LAZY_NAMES[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(globals(), _LAZY_NAMES)

@@ -256,9 +256,17 @@ class Plugin:
         """Record the stream format without preparing (for plugins that prepare what they hold themselves)."""
         self._format = (sample_rate, num_channels)
 
+    #: called with the plugin when it asks for an update (a live stream running it in a compiled plan applies
+    #: the change at once, from the caller's thread); None for plugins nobody watches
+    _update_listener: Any = None
+
     def _request_update(self) -> None:
         """Have ``_update`` recompute derived values before the next block."""
         self._dirty = True
+        Plugin._plan_epoch += 1  # compiled plans over this plugin bring it up to date before their next block
+        listener = self._update_listener
+        if listener is not None:
+            listener(self)
 
     def _update_now(self) -> None:
         """Recompute derived values now rather than before the next block."""
@@ -282,7 +290,8 @@ class Plugin:
     # ------------------------------------------------------------------ compiled plans (see core/plan.py)
     #: bumped by :meth:`_plan_changed`; owners of plans rebuild their table when a plugin's generation moved
     _plan_generation: int = 0
-    #: bumped with every plugin's generation: owners of plans look at their plugins only when it moved
+    #: bumped with every plugin's generation and every parameter change: owners of compiled plans look at their
+    #: plugins again only when it moved
     _plan_epoch: ClassVar[int] = 0
 
     def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
@@ -642,7 +651,8 @@ class Plugin:
             scratch = np.empty((channels, block_size), np.float32)
             for start in range(0, total, block_size):
                 stop = min(start + block_size, total)
-                staged = scratch[:, : stop - start]
+                # C-contiguous also for the last, shorter block: the first channels * m floats of the scratch
+                staged = scratch.reshape(-1)[: channels * (stop - start)].reshape(channels, stop - start)
                 if stop <= frames:
                     staged[...] = audio[:, start:stop]
                 else:
@@ -687,6 +697,7 @@ class Plugin:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state.pop("_lock", None)
+        state.pop("_update_listener", None)  # a live stream's, not part of the plugin
         state.pop("_tree_cache", None)
         state.pop("_accepted", None)
         return state
@@ -771,13 +782,33 @@ class PairedChannels(Plugin):
         self._clock = 0
         self._withheld = self._latency_seen = self.latency_samples
 
-    def _step(self, block: np.ndarray) -> np.ndarray:
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
+        """With channel pairs: the steps of every pair's clone, on the pair's rows (``plugin`` = the clone)."""
         if self._pairs is None:
-            return super()._step(block)
-        if self._dirty:
+            return super()._plan_steps(max_frames)
+        steps: list[PlanStep] = []
+        for k, clone in enumerate(self._pairs):
+            clone_steps = clone._plan_steps(max_frames)
+            if clone_steps is None:
+                return None
+            assert clone._format is not None
+            for step in clone_steps:
+                lo, hi = step.rows if step.rows is not None else (0, clone._format[1])
+                steps.append(step._replace(rows=(2 * k + lo, 2 * k + hi), plugin=step.plugin or clone))
+        return steps
+
+    def _begin_step(self) -> None:
+        if self._pairs is None:
+            super()._begin_step()
+        elif self._dirty:  # the clones follow the parameters (a plan then brings each clone up to date)
             for clone in self._pairs:
                 self._sync(clone)
             self._dirty = False
+
+    def _step(self, block: np.ndarray) -> np.ndarray:
+        if self._pairs is None:
+            return super()._step(block)
+        self._begin_step()
         out = np.empty_like(block)
         for k, clone in enumerate(self._pairs):
             out[2 * k : 2 * k + 2] = clone._step(np.ascontiguousarray(block[2 * k : 2 * k + 2]))
@@ -824,6 +855,7 @@ class SidechainInput(Plugin):
     def sidechain(self, key: np.ndarray | None) -> None:
         self._key = _as_key(key)
         self._key_base = 0
+        self._plan_changed()  # whether it can run in a compiled plan may have changed
 
     def process(
         self,

@@ -6,9 +6,9 @@ that needs them is used).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .._base.lazy import lazy_names
 from ..core import registry
 
 # public name -> module (relative to this package) that defines it
@@ -73,18 +73,8 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers and IDEs ("name 
     from .reverb import Reverb as Reverb
 
 
-def __getattr__(name: str) -> Any:
-    module = EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_names(globals(), EXPORTS)
 
 
 # the effect classes (time_stretch is a function); the registry imports a module when its effect is looked up
 registry.provide("effect", [name for name in EXPORTS if name[:1].isupper()], __getattr__)
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(EXPORTS))

@@ -177,11 +177,11 @@ class MP3StreamStage(Stage):
     def push(self, block: np.ndarray) -> np.ndarray:
         if not block.shape[1]:
             return block
-        # the 16-bit samples LAME takes (the plugin replaced NaN and infinity already): clipped, rounded
-        scaled = np.multiply(block.T, np.float32(32767.0), order="C")
-        np.clip(scaled, -32767.0, 32767.0, out=scaled)
-        pcm = np.empty(scaled.shape, "<i2")
-        np.rint(scaled, out=pcm, casting="unsafe")
+        from ..io.codecs._pcm_kernels import quantize_interleave
+
+        # the interleaved 16-bit samples LAME takes, clipped and rounded in one compiled pass
+        pcm = np.empty((block.shape[1], self.channels), "<i2")
+        quantize_interleave(np.ascontiguousarray(block, np.float32), pcm, 32767.0, -32767.0, 32767.0, 0)
         out = self._decoder.decode(bytes(self._encoder.encode(pcm.tobytes())))
         if self._skip:
             cut = min(self._skip, out.shape[1])

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core.jit import kernel
 from ..core.params import Param
+from ..core.plan import PlanStep
 from ..core.plugin import Plugin
 
 _F = np.float32
@@ -254,7 +255,10 @@ class _BiquadPlugin(Plugin, block_invariant=True, whole_call=True):
 
     def _update(self) -> None:
         assert self._format is not None
-        self._coeffs = self._design(self._format[0])
+        self._coeffs[:] = self._design(self._format[0])  # in place: compiled plans refer to this array
+
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
+        return None if self._automation else [PlanStep(_iir_kernel, (self._coeffs, self._state))]
 
     def _process(self, block: np.ndarray) -> np.ndarray:
         _iir_kernel(block, self._coeffs, self._state)

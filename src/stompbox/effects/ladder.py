@@ -30,6 +30,7 @@ import numpy as np
 from .._base.enums import PedalboardEnum
 from ..core.jit import Number, kernel
 from ..core.params import Param
+from ..core.plan import PlanStep
 from ..core.plugin import Plugin
 
 _F = np.float32
@@ -220,15 +221,17 @@ def _ladder_kernel(
     p: np.ndarray,
     smooth: np.ndarray,
     counts: np.ndarray,
+    spare: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
-    """Run the ladder over ``block`` ((channels, n) float32) in place.
+    """Run the ladder over ``block`` ((channels, n) float32) in place (the plugin's one step).
 
     ``state`` is float32 ``(channels, 5)``; ``p`` the float32 parameter vector; ``smooth`` float32
     ``[cutoff_now, cutoff_target, cutoff_step, res_now, res_target, res_step]`` and ``counts`` int64
     ``[cutoff_steps_left, res_steps_left]``: the linear glides, shared by all channels and advanced once per
-    sample (updated in place). Channels go in pairs; an odd last channel is paired with a throw-away copy.
+    sample (updated in place). Channels go in pairs; an odd last channel is paired with a throw-away copy of
+    itself in ``spare`` (float32 ``(>= n + 5,)`` scratch: the copy's samples, then its five states).
     """
-    channels = block.shape[0]
+    channels, n = block.shape
     c = 0
     cut, res, cut_left, res_left = smooth[0], smooth[3], counts[0], counts[1]
     while c < channels:
@@ -237,9 +240,11 @@ def _ladder_kernel(
                 block[c], block[c + 1], state[c], state[c + 1], lut, p, smooth, counts
             )
         else:
-            cut, res, cut_left, res_left = _ladder_pair(
-                block[c], block[c].copy(), state[c], state[c].copy(), lut, p, smooth, counts
-            )
+            copy = spare[:n]
+            copy_state = spare[n : n + 5]
+            copy[:] = block[c]
+            copy_state[:] = state[c]
+            cut, res, cut_left, res_left = _ladder_pair(block[c], copy, state[c], copy_state, lut, p, smooth, counts)
         c += 2
     smooth[0] = cut
     smooth[3] = res
@@ -324,6 +329,18 @@ class LadderFilter(Plugin, block_invariant=True):
         self._counts = np.zeros(2, np.int64)
         self._params_vec = np.zeros(19, np.float32)
         self._applied_mode: LadderFilter.Mode | None = None
+        self._frames = -1
+        self._reserve(0 if num_channels % 2 == 0 else 256)
+
+    def _reserve(self, frames: int) -> None:
+        """Size the scratch (the copy of an odd last channel) for blocks of ``frames``; the arrays of the
+        plugin's one step change when it grows."""
+        if frames <= self._frames:
+            return
+        self._frames = frames if self._state.shape[0] % 2 else 1 << 62  # even channel counts need none
+        self._spare = np.zeros(frames + 5 if self._state.shape[0] % 2 else 5, np.float32)
+        self._args = (self._state, _TABLE, self._params_vec, self._smooth, self._counts, self._spare)
+        self._plan_changed()
 
     def _reset_state(self) -> None:
         self._state[:] = 0.0
@@ -384,8 +401,16 @@ class LadderFilter(Plugin, block_invariant=True):
             with self._lock:
                 self._update_now()
 
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
+        if self._automation:
+            return None
+        self._reserve(max_frames)
+        return [PlanStep(_ladder_kernel, self._args)]
+
     def _process(self, block: np.ndarray) -> np.ndarray:
-        _ladder_kernel(block, self._state, _TABLE, self._params_vec, self._smooth, self._counts)
+        if block.shape[1] > self._frames:
+            self._reserve(block.shape[1])
+        _ladder_kernel(block, *self._args)
         return block
 
     @property

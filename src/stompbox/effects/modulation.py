@@ -8,11 +8,13 @@ to within rounding. Also home of the linear parameter smoother shared by the tim
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from ..core.jit import Number, kernel
 from ..core.params import Param
+from ..core.plan import PlanStep
 from ..core.plugin import Plugin
 
 F32 = np.float32
@@ -44,8 +46,10 @@ def _next_value(sm: np.ndarray, k: int) -> Number:  # pragma: no cover - compile
 class Smoothers:
     """A bank of linear parameter smoothers (float32), each with its own ramp length in samples."""
 
-    def __init__(self, ramp_samples: list[int]) -> None:
-        self.state = np.zeros((len(ramp_samples), 4), np.float32)
+    def __init__(self, ramp_samples: list[int], extra_rows: int = 0) -> None:
+        # ``extra_rows`` more rows after the smoothers hold other float32 values of the owner's kernel (not
+        # smoothed: snap() leaves them alone), so that one array carries them all
+        self.state = np.zeros((len(ramp_samples) + extra_rows, 4), np.float32)
         self.ramps = list(ramp_samples)
 
     def set_target(self, k: int, value: Number) -> None:
@@ -65,8 +69,9 @@ class Smoothers:
 
     def snap(self) -> None:
         """Jump every smoother to its target (after a reset)."""
-        self.state[:, CUR] = self.state[:, TGT]
-        self.state[:, LEFT] = 0.0
+        rows = len(self.ramps)
+        self.state[:rows, CUR] = self.state[:rows, TGT]
+        self.state[:rows, LEFT] = 0.0
 
     def value(self, k: int) -> float:
         return float(self.state[k, CUR] if self.state[k, LEFT] > 0 else self.state[k, TGT])
@@ -129,23 +134,26 @@ def _mix(block: np.ndarray, wet: np.ndarray, sm: np.ndarray) -> None:  # pragma:
 def _chorus_kernel(
     block: np.ndarray,
     ring: np.ndarray,
-    pos: int,
+    pos: np.ndarray,
     last: np.ndarray,
     sm: np.ndarray,
     osc: np.ndarray,
     delays: np.ndarray,
     wet: np.ndarray,
-    base_inc: Number,
-    centre_ms: Number,
-    sample_rate: Number,
-    max_delay: Number,
-) -> int:  # pragma: no cover - compiled
-    """Chorus on a ``(channels, n)`` float32 block, in place; returns the new ring position.
+    coef: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    """Chorus on a ``(channels, n)`` float32 block, in place (the plugin's one step).
 
-    ``ring`` is ``(channels, size)``, size a power of two > ``max_delay + 1``, holding past delay-line inputs.
-    The delay in ms is ``max(1, 20 * lfo + centre)`` (``lfo`` swings by +-depth/2), read with linear
-    interpolation; the delay-line input is the dry sample minus the fed-back previous output.
+    ``ring`` is ``(channels, size)``, size a power of two > ``max_delay + 1``, holding past delay-line inputs;
+    ``pos[0]`` is its write position. The delay in ms is ``max(1, 20 * lfo + centre)`` (``lfo`` swings by
+    +-depth/2), read with linear interpolation; the delay-line input is the dry sample minus the fed-back
+    previous output. ``delays`` (at least ``n``) and ``wet`` (``(channels, >= n)``) are scratch; ``coef`` is
+    float64 ``[base_inc, centre_ms, sample_rate, max_delay]`` (the float32 ones stored exactly).
     """
+    base_inc = np.float32(coef[0])
+    centre_ms = np.float32(coef[1])
+    sample_rate = coef[2]
+    max_delay = np.float32(coef[3])
     n: int
     channels, n = block.shape
     mask: int = ring.shape[1] - 1
@@ -163,9 +171,10 @@ def _chorus_kernel(
         elif d < zero:
             d = zero
         delays[i] = d
+    start = pos[0]
     for c in range(channels):
         ring_c = ring[c]
-        p = pos
+        p = start
         fb_state = last[c]
         for i in range(n):
             ring_c[p] = block[c, i] - fb_state
@@ -180,7 +189,7 @@ def _chorus_kernel(
             p = (p + 1) & mask
         last[c] = fb_state
     _mix(block, wet, sm)
-    return (pos + n) & mask
+    pos[0] = (start + n) & mask
 
 
 class _Modulation(Plugin, block_invariant=True):
@@ -209,6 +218,7 @@ class _Modulation(Plugin, block_invariant=True):
         self._base_inc = F32(TWO_PI_F32 / F32(lfo_rate))
         self._osc = np.zeros(1, np.float32)
         self._last = np.zeros(num_channels, np.float32)
+        self._frames = 0  # the scratch arrays' length (grown by _reserve)
         self._scratch = np.zeros(0, np.float32)
         self._wet = np.zeros((num_channels, 0), np.float32)
 
@@ -229,11 +239,35 @@ class _Modulation(Plugin, block_invariant=True):
         self._osc[:] = 0.0
         self._last[:] = 0.0
 
-    def _buffers(self, n: int) -> tuple[np.ndarray, np.ndarray]:
-        if self._scratch.shape[0] < n:
-            self._scratch = np.zeros(n, np.float32)
-            self._wet = np.zeros((self._channels, n), np.float32)
-        return self._scratch, self._wet
+    def _reserve(self, frames: int) -> None:
+        """Make the scratch arrays hold blocks of ``frames`` (reallocating them changes the step's arrays)."""
+        if frames > self._frames:
+            self._frames = max(frames, 256)
+            self._scratch = np.zeros(self._frames, np.float32)
+            self._wet = np.zeros((self._channels, self._frames), np.float32)
+            self._grow_scratch()
+            self._args = self._step_args()
+            self._plan_changed()
+
+    def _grow_scratch(self) -> None:
+        """Reallocate the subclass's own scratch arrays for ``self._frames``."""
+
+    def _step_args(self) -> tuple[np.ndarray, ...]:
+        raise NotImplementedError
+
+    _kernel: Any = None
+
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
+        if self._automation:
+            return None
+        self._reserve(max_frames)
+        return [PlanStep(self._kernel, self._args)]
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        if block.shape[1] > self._frames:
+            self._reserve(block.shape[1])
+        self._kernel(block, *self._args)
+        return block
 
 
 class Chorus(_Modulation):
@@ -278,6 +312,7 @@ class Chorus(_Modulation):
     )
 
     _MAX_CENTRE_MS = 100.0
+    _kernel = staticmethod(_chorus_kernel)
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         super()._prepare(sample_rate, num_channels)
@@ -286,15 +321,21 @@ class Chorus(_Modulation):
         self._max_delay = F32(longest)
         size = 1 << (longest + 2).bit_length()
         self._ring = np.zeros((num_channels, size), np.float32)
-        self._pos = 0
+        self._pos = np.zeros(1, np.int64)
+        self._coef = np.array([self._base_inc, 0.0, sample_rate, self._max_delay], np.float64)
+        self._args = self._step_args()
+        self._plan_changed()
+
+    def _step_args(self) -> tuple[np.ndarray, ...]:
+        return (self._ring, self._pos, self._last, self._sm.state, self._osc, self._scratch, self._wet, self._coef)
 
     def _reset_state(self) -> None:
         super()._reset_state()
         self._ring[:] = 0.0
-        self._pos = 0
+        self._pos[0] = 0
 
     def _update(self) -> None:
-        self._centre = F32(min(max(self.centre_delay_ms, 1.0), self._MAX_CENTRE_MS))
+        self._coef[1] = F32(min(max(self.centre_delay_ms, 1.0), self._MAX_CENTRE_MS))
         self._set_targets(self.rate_hz, F32(self.depth) * F32(0.5), self.mix, self.feedback)
 
     @property
@@ -307,24 +348,6 @@ class Chorus(_Modulation):
             return float("inf")
         repeats = 1 if fb == 0.0 else 1 + int(math.ceil(-3.0 / math.log10(fb)))
         return delay * repeats
-
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        delays, wet = self._buffers(block.shape[1])
-        self._pos = _chorus_kernel(
-            block,
-            self._ring,
-            self._pos,
-            self._last,
-            self._sm.state,
-            self._osc,
-            delays,
-            wet,
-            self._base_inc,
-            self._centre,
-            float(self._sr),
-            self._max_delay,
-        )
-        return block
 
 
 # ---------------------------------------------------------------------------------------------- phaser
@@ -340,24 +363,28 @@ def _phaser_kernel(
     sm: np.ndarray,
     osc: np.ndarray,
     gstate: np.ndarray,
-    counter0: int,
+    phase: np.ndarray,
     lfo: np.ndarray,
     gains: np.ndarray,
     wet: np.ndarray,
-    base_inc: Number,
-    norm_centre: Number,
-    log_min: Number,
-    log_range: Number,
-    sample_rate: Number,
+    coef: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
-    """Phaser on a ``(channels, n)`` float32 block, in place.
+    """Phaser on a ``(channels, n)`` float32 block, in place (the plugin's one step).
 
-    Every 4th sample (counted across blocks from ``counter0``) the LFO gives a new normalised position
+    Every 4th sample (counted across blocks by ``phase[0]``) the LFO gives a new normalised position
     ``clip(lfo + norm_centre, 0, 1)``, mapped log-linearly to a cutoff between 20 Hz and the top frequency; the
     six first-order TPT all-pass stages (states ``s1[c, stage]``) share that cutoff's gain ``G`` until the next
     update. ``gstate[0]`` holds the ``G`` in force at the start of the block. The stage input is the dry sample
-    minus the fed-back previous output.
+    minus the fed-back previous output. ``lfo`` and ``gains`` (at least ``n // 4 + 1``) and ``wet``
+    (``(channels, >= n)``) are scratch; ``coef`` is float64 ``[base_inc, norm_centre, log_min, log_range,
+    sample_rate]`` (the float32 ones stored exactly).
     """
+    base_inc = np.float32(coef[0])
+    norm_centre = np.float32(coef[1])
+    log_min = np.float32(coef[2])
+    log_range = np.float32(coef[3])
+    sample_rate = coef[4]
+    counter0 = phase[0]
     channels, n = block.shape
     first = (4 - counter0) % 4  # index of the first update in this block
     n_down = (n - first + 3) // 4 if n > first else 0
@@ -403,6 +430,7 @@ def _phaser_kernel(
                 counter = 0
         last[c] = fb_state
     gstate[0] = g_now
+    phase[0] = (counter0 + n) % 4
     _mix(block, wet, sm)
 
 
@@ -419,6 +447,7 @@ class Phaser(_Modulation):
     """
 
     _LFO_DECIMATION = _UPDATE_EVERY
+    _kernel = staticmethod(_phaser_kernel)
 
     rate_hz = Param(1.0, minimum=0.0, maximum=100.0, unit="Hz", doc="LFO rate", automatable=True)
     depth = Param(
@@ -441,19 +470,39 @@ class Phaser(_Modulation):
         super()._prepare(sample_rate, num_channels)
         self._s1 = np.zeros((num_channels, _PHASER_STAGES), np.float32)
         self._gstate = np.zeros(1, np.float32)
-        self._counter = 0
-        self._gains = np.zeros(0, np.float32)
+        self._counter = np.zeros(1, np.int64)
+        self._gains = np.zeros(1, np.float32)
         top = min(20000.0, 0.49 * sample_rate)
         # The sweep spans 20 Hz to `top`. Below 40.8 Hz `top` is under 20 Hz: the sweep then sits at `top`, not
         # above Nyquist, where tan() gives all-pass gains outside (0, 1) and the filters blow up (pedalboard
         # 0.9.26 turns finite input into NaN at 8 or 16 Hz this way).
         self._log_min = F32(np.log10(F32(min(20.0, top))))
         self._log_range = F32(np.log10(F32(top))) - self._log_min
+        self._coef = np.array([self._base_inc, 0.0, self._log_min, self._log_range, sample_rate], np.float64)
+        self._args = self._step_args()
+        self._plan_changed()
+
+    def _grow_scratch(self) -> None:
+        self._gains = np.zeros(self._frames // _UPDATE_EVERY + 1, np.float32)
+
+    def _step_args(self) -> tuple[np.ndarray, ...]:
+        return (
+            self._s1,
+            self._last,
+            self._sm.state,
+            self._osc,
+            self._gstate,
+            self._counter,
+            self._scratch,
+            self._gains,
+            self._wet,
+            self._coef,
+        )
 
     def _reset_state(self) -> None:
         super()._reset_state()
         self._s1[:] = 0.0
-        self._counter = 0
+        self._counter[0] = 0
         # before the first update the filters sit at 1 kHz
         g = F32(math.tan(math.pi * min(1000.0, 0.49 * self._sr) / self._sr))  # (below Nyquist at any rate)
         self._gstate[0] = g / (F32(1.0) + g)
@@ -462,35 +511,10 @@ class Phaser(_Modulation):
         # the centre is normalised on the 20 Hz - 20 kHz log scale (pedalboard sets it before the sample rate
         # is known, so this range does not follow the stream's rate)
         log_min = np.log10(F32(20.0))
-        self._norm_centre = (np.log10(F32(self.centre_frequency_hz)) - log_min) / (np.log10(F32(20000.0)) - log_min)
+        norm_centre = (np.log10(F32(self.centre_frequency_hz)) - log_min) / (np.log10(F32(20000.0)) - log_min)
+        self._coef[1] = F32(norm_centre)
         self._set_targets(self.rate_hz, F32(self.depth) * F32(0.5), self.mix, self.feedback)
 
     @property
     def tail_seconds(self) -> float:
         return 0.0 if self.mix == 0.0 else 0.05
-
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        n = block.shape[1]
-        lfo, wet = self._buffers(n)
-        down = n // _UPDATE_EVERY + 1
-        if self._gains.shape[0] < down:
-            self._gains = np.zeros(down, np.float32)
-        _phaser_kernel(
-            block,
-            self._s1,
-            self._last,
-            self._sm.state,
-            self._osc,
-            self._gstate,
-            self._counter,
-            lfo,
-            self._gains,
-            wet,
-            self._base_inc,
-            F32(self._norm_centre),
-            self._log_min,
-            self._log_range,
-            float(self._sr),
-        )
-        self._counter = (self._counter + n) % _UPDATE_EVERY
-        return block

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..core.jit import Number, kernel
 from ..core.params import Param
+from ..core.plan import PlanStep
 from ..core.plugin import PairedChannels, Plugin
 from .modulation import Smoothers, _next_value, _ramp
 
@@ -31,8 +32,8 @@ ROOM_OFFSET = 0.7
 DAMP_SCALE = 0.4
 SMOOTHING_SECONDS = 0.01
 
-# smoother rows
-_DAMP, _FEEDBACK, _DRY, _WET1, _WET2 = 0, 1, 2, 3, 4
+# smoother rows (row 5 holds the input gain in its first column: not a smoother)
+_DAMP, _FEEDBACK, _DRY, _WET1, _WET2, _GAIN = 0, 1, 2, 3, 4, 5
 
 
 @kernel
@@ -48,22 +49,27 @@ def _flush(x: Number) -> Number:  # pragma: no cover - compiled
 def _reverb_kernel(
     block: np.ndarray,
     combs: np.ndarray,
-    comb_sizes: np.ndarray,
-    comb_pos: np.ndarray,
-    comb_last: np.ndarray,
     allpasses: np.ndarray,
-    ap_sizes: np.ndarray,
-    ap_pos: np.ndarray,
+    lines: np.ndarray,
+    comb_last: np.ndarray,
     sm: np.ndarray,
-    gain: Number,
 ) -> None:  # pragma: no cover - compiled
-    """Freeverb on a mono or stereo ``(channels, n)`` float32 block, in place.
+    """Freeverb on a mono or stereo ``(channels, n)`` float32 block, in place (the plugin's one step: a block
+    of more than two channels, which only comes without ``channel_pairs``, passes through unchanged).
 
-    Channel ``c`` uses combs ``combs[c * 8 + j]`` (length ``comb_sizes[...]``, position ``comb_pos[...]``,
-    low-pass memory ``comb_last[...]``) and all-passes ``allpasses[c * 4 + j]``. Both channels' combs are fed
-    ``(left + right) * gain``; the wet outputs are cross-mixed with ``wet1``/``wet2`` for width.
+    Channel ``c`` uses combs ``combs[c * 8 + j]`` (length ``lines[0, k]``, position ``lines[1, k]``, low-pass
+    memory ``comb_last[k]``) and all-passes ``allpasses[c * 4 + j]`` (length ``lines[2, k]``, position
+    ``lines[3, k]``). Both channels' combs are fed ``(left + right) * gain`` (the input gain is row 5 of the
+    smoother state ``sm``, column 0); the wet outputs are cross-mixed with ``wet1``/``wet2`` for width.
     """
     channels, n = block.shape
+    if channels > 2:
+        return
+    comb_sizes = lines[0]
+    comb_pos = lines[1]
+    ap_sizes = lines[2]
+    ap_pos = lines[3]
+    gain = sm[_GAIN, 0]
     one = np.float32(1.0)
     half = np.float32(0.5)
     ramping = False
@@ -199,21 +205,25 @@ class Reverb(PairedChannels, Plugin, block_invariant=True):
         lines = min(num_channels, 2)
         comb_sizes = [max(1, (rate * (t + STEREO_SPREAD * c)) // 44100) for c in range(lines) for t in COMB_TUNINGS]
         ap_sizes = [max(1, (rate * (t + STEREO_SPREAD * c)) // 44100) for c in range(lines) for t in ALLPASS_TUNINGS]
-        self._comb_sizes = np.array(comb_sizes or [1], np.int64)
-        self._ap_sizes = np.array(ap_sizes or [1], np.int64)
-        self._combs = np.zeros((len(self._comb_sizes), int(self._comb_sizes.max())), np.float32)
-        self._allpasses = np.zeros((len(self._ap_sizes), int(self._ap_sizes.max())), np.float32)
-        self._comb_pos = np.zeros(len(self._comb_sizes), np.int64)
-        self._ap_pos = np.zeros(len(self._ap_sizes), np.int64)
-        self._comb_last = np.zeros(len(self._comb_sizes), np.float32)
-        self._sm = Smoothers([_ramp(sample_rate, SMOOTHING_SECONDS)] * 5)
+        comb_sizes, ap_sizes = comb_sizes or [1], ap_sizes or [1]
+        # rows: comb lengths, comb positions, all-pass lengths, all-pass positions
+        self._lines = np.zeros((4, len(comb_sizes)), np.int64)
+        self._lines[0] = comb_sizes
+        self._lines[2, : len(ap_sizes)] = ap_sizes
+        self._combs = np.zeros((len(comb_sizes), max(comb_sizes)), np.float32)
+        self._allpasses = np.zeros((len(ap_sizes), max(ap_sizes)), np.float32)
+        self._comb_last = np.zeros(len(comb_sizes), np.float32)
+        self._sm = Smoothers([_ramp(sample_rate, SMOOTHING_SECONDS)] * 5, extra_rows=1)
         self._default_ramps = list(self._sm.ramps)
+        # the arrays of the plugin's one step (see _plan_steps): _update and _reset_state write them in place
+        self._args = (self._combs, self._allpasses, self._lines, self._comb_last, self._sm.state)
+        self._plan_changed()
 
     def _reset_state(self) -> None:
         self._combs[:] = 0.0
         self._allpasses[:] = 0.0
-        self._comb_pos[:] = 0
-        self._ap_pos[:] = 0
+        self._lines[1] = 0
+        self._lines[3] = 0
         self._comb_last[:] = 0.0
         self._sm.snap()
 
@@ -230,11 +240,11 @@ class Reverb(PairedChannels, Plugin, block_invariant=True):
         sm.set_target(_WET1, F32(0.5) * wet * (F32(1.0) + width))
         sm.set_target(_WET2, F32(0.5) * wet * (F32(1.0) - width))
         if self._frozen:
-            self._gain = F32(0.0)
+            sm.state[_GAIN, 0] = 0.0
             sm.set_target(_DAMP, 0.0)
             sm.set_target(_FEEDBACK, 1.0)
         else:
-            self._gain = F32(INPUT_GAIN)
+            sm.state[_GAIN, 0] = F32(INPUT_GAIN)
             sm.set_target(_DAMP, F32(self.damping) * F32(DAMP_SCALE))
             sm.set_target(_FEEDBACK, F32(self.room_size) * F32(ROOM_SCALE) + F32(ROOM_OFFSET))
 
@@ -249,19 +259,13 @@ class Reverb(PairedChannels, Plugin, block_invariant=True):
         passes = -3.0 / np.log10(feedback)
         return float(passes * (COMB_TUNINGS[-1] + STEREO_SPREAD) / 44100.0)
 
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
+        if self._automation:
+            return None
+        if self._pairs is not None:
+            return super()._plan_steps(max_frames)  # the pair clones' steps, one per pair of rows
+        return [PlanStep(_reverb_kernel, self._args)]
+
     def _process(self, block: np.ndarray) -> np.ndarray:
-        if block.shape[0] > 2:  # only without channel_pairs
-            return block
-        _reverb_kernel(
-            block,
-            self._combs,
-            self._comb_sizes,
-            self._comb_pos,
-            self._comb_last,
-            self._allpasses,
-            self._ap_sizes,
-            self._ap_pos,
-            self._sm.state,
-            self._gain,
-        )
+        _reverb_kernel(block, *self._args)
         return block

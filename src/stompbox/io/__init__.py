@@ -5,9 +5,9 @@ Compatible with ``pedalboard.io``. Heavy pieces (PyAV, the live-audio backend) l
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
+from .._base.lazy import lazy_names
 from .audiofile import (
     AudioFile,
     ReadableAudioFile,
@@ -76,14 +76,4 @@ def _converted(reader: AudioReader, num_channels: int) -> AudioReader:
 provide_wrappers(_resampled, _converted)
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_names(globals(), _LAZY)
