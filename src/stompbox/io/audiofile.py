@@ -461,9 +461,10 @@ class ReadableAudioFile(AudioFile, AudioReader):
 
     def read(self, num_frames: int | float = 0) -> np.ndarray:
         """Read up to ``num_frames`` frames as float32 ``(channels, frames)``; fewer at the end, none at EOF."""
-        count = check_num_frames(num_frames)
+        count = num_frames if type(num_frames) is int and num_frames > 0 else check_num_frames(num_frames)
         with self._lock:
-            self._check_open()
+            if self._closed:
+                raise ClosedFileError()
             return self._decoder.read(count)
 
     def read_raw(self, num_frames: int | float = 0) -> np.ndarray:
@@ -493,16 +494,18 @@ class ReadableAudioFile(AudioFile, AudioReader):
                 raise TypeError(f"seek() expects a whole number of frames (got {position!r}).")
         position = int(position)
         with self._lock:
-            self._check_open()
+            if self._closed:
+                raise ClosedFileError()
+            decoder = self._decoder
             if position < 0:
                 raise ValueError(f"Cannot seek before start of file (position {position}).")
-            if position > self.frames and self.exact_duration_known:
+            if position > decoder.frames and decoder.exact:
                 raise ValueError(
                     f"Cannot seek to position {position} frames, which is beyond end of file ({self.frames} frames)."
                 )
-            if not self._seekable and position < self._decoder.position:
+            if not self._seekable and position < decoder.position:
                 raise ValueError("This stream is not seekable: it can only be read front to back.")
-            self._decoder.seek(position)
+            decoder.seek(position)
 
     def tell(self) -> int:
         """The current position in frames."""
@@ -772,6 +775,8 @@ class WriteableAudioFile(AudioFile):
             return np.ascontiguousarray(frames_last, dtype=np.float32) * np.float32(1.0 / INT_SCALE[dtype]), None
         if integer_file:
             return frames_last, file_dtype
+        if getattr(self._encoder, "quantizes_floats", False):
+            return frames_last, None  # the encoder clips and converts any layout in one pass of its own (MP3)
         if frames_last.shape[1] == 2 and frames_last.strides[0] == 4 and dtype == np.float32:
             data = np.empty(frames_last.shape, np.float32)  # stereo rows: interleaved as whole 64-bit words
             _interleave(frames_last.T.view(np.uint32), data.view(np.uint32))

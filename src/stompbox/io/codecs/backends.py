@@ -17,6 +17,7 @@ import io
 import os
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -95,11 +96,77 @@ class Decoder:
         raise NotImplementedError
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on: its affinity mask, capped by a cgroup v2 CPU quota (a container's)."""
+    try:
+        count = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        count = os.cpu_count() or 1
+    global _quota
+    if _quota is None:
+        _quota = 0
+        try:
+            with open("/sys/fs/cgroup/cpu.max") as limits:
+                quota, period = limits.read().split()[:2]
+            if quota != "max":
+                _quota = max(1, int(quota) // int(period))
+        except (OSError, ValueError):
+            pass
+    return min(count, _quota) if _quota else count
+
+
+_quota: int | None = None
+
+
+class TwoThreadPayoff:
+    """Whether decoding a long read in two threads pays, measured rather than assumed.
+
+    Two threads win on an idle second core; when that core is busy with other work (a loaded server), or the
+    process may use one CPU only, they can lose to one thread. So long reads are timed both ways, per kind of
+    stream (codec, channels, rate), and the faster way (by its smoothed seconds per frame) is taken; every
+    :data:`EXPLORE`-th long read takes the other way, so a change of load is noticed. The first long read of
+    a kind uses two threads, the second one thread; with one usable CPU, always one.
+    """
+
+    EXPLORE = 8
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cost: dict[tuple[Any, bool], float] = {}  # (kind, two threads) -> smoothed seconds per frame
+        self._reads: dict[Any, int] = {}
+
+    def choose(self, kind: Any) -> bool:
+        """Whether the next long read of ``kind`` uses two threads."""
+        if usable_cpus() < 2:
+            return False
+        with self._lock:
+            count = self._reads[kind] = self._reads.get(kind, 0) + 1
+            two, one = self._cost.get((kind, True)), self._cost.get((kind, False))
+        if two is None or one is None:
+            return two is None
+        faster = two <= one
+        return faster if count % self.EXPLORE else not faster
+
+    def record(self, kind: Any, two: bool, seconds: float, frames: int) -> None:
+        """Note that a long read of ``frames`` frames of ``kind`` took ``seconds`` in one or two threads."""
+        if frames <= 0:
+            return
+        cost = seconds / frames
+        with self._lock:
+            before = self._cost.get((kind, two))
+            self._cost[(kind, two)] = cost if before is None else 0.5 * (before + cost)
+
+
+#: The process's measure of two-thread decoding (see :class:`TwoThreadPayoff`).
+TWO_THREADS = TwoThreadPayoff()
+
+
 def read_ahead(previous: int, n: int, limit: int) -> int:
-    """How many frames to decode ahead for sequential reads of ``n`` frames: four reads' worth (at least 8192)
-    after a seek, then twice the last block, up to ``limit``. A seek followed by a few reads (a training crop)
-    decodes about what it reads; a longer run of reads soon gets whole blocks."""
-    return min(limit, 2 * previous if previous else max(4 * n, 8192))
+    """How many frames to decode ahead for sequential reads of ``n`` frames: three reads' worth (at least 8192)
+    at the second read after a seek (the first is decoded as asked), then twice the last block, up to ``limit``.
+    A seek followed by four reads (a training crop) decodes exactly what it reads (with four reads' worth, a
+    fifth of what it decoded was never read); a longer run of reads soon gets whole blocks."""
+    return min(limit, 2 * previous if previous else max(3 * n, 8192))
 
 
 def _peek(source: Any, size: int, from_end: bool = False) -> bytes:
@@ -552,7 +619,16 @@ class SoundfileDecoder(Decoder):
         scale = READ_SCALE.get(self.file_dtype)
         remaining = self.frames - self.position
         if self._path is not None and self._parallel and self.exact and min(n, remaining) >= PARALLEL_FRAMES:
-            return self._read_in_two_threads(n, container, scale)
+            # a long read: in two threads where that has paid lately (TWO_THREADS measures both ways)
+            kind = (self.subtype, self.num_channels, self.samplerate)
+            two = TWO_THREADS.choose(kind)
+            began = time.perf_counter()
+            out = self._read_in_two_threads(n, container, scale) if two else self._decode_serial(n, container, scale)
+            TWO_THREADS.record(kind, two, time.perf_counter() - began, out.shape[1])
+            return out
+        return self._decode_serial(n, container, scale)
+
+    def _decode_serial(self, n: int, container: str, scale: Any) -> np.ndarray:
         # read(len + 1000) must not allocate for the frames that are not there: size the result by the length
         # (plus a step, should the header understate it), and grow it in the rare case that more comes.
         size = min(n, max(0, self.frames - self.position) + READ_STEP) if self.exact else n

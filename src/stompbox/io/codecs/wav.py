@@ -212,6 +212,9 @@ class PcmWavDecoder(Decoder):
         self._scale = float(PCM_READ_SCALE[self.file_dtype]) if tag == 1 else 1.0
         self._bias = 128.0 if bits == 8 else 0.0
         self._kernels: Any = None
+        # a read at a seek converts with one NumPy call, the last branch of _convert_numpy (same samples), while
+        # Numba is not loaded: float32 scale for integer PCM, None for 8-bit (biased) and 24-bit (unpacked)
+        self._small_scale = None if dtype is None or bits == 8 else np.float32(self._scale)
         self._step = max(1, SCRATCH_BYTES // self._block)
         self._cache_frames = max(1, CACHE_BYTES // (4 * channels))
         self._cache = np.empty((channels, 0), np.float32)
@@ -366,7 +369,13 @@ class PcmWavDecoder(Decoder):
             raw = _scratch_bytes(want)
             got = os.preadv(self._fd, [raw], self._offset + position * self._block)
             out = np.empty((self.num_channels, n), np.float32)
-            if got == want:
+            if got == want and self._small_scale is not None and self._kernels is None and not _use_kernels():
+                samples = raw.view(self._dtype).reshape(n, self.num_channels).T
+                if self._scale != 1.0:
+                    np.multiply(samples, self._small_scale, out=out, casting="unsafe")
+                else:
+                    np.copyto(out, samples, casting="unsafe")
+            elif got == want:
                 self._convert(raw, out, 0)
             else:  # a short read: the general path, which retries and stops at the file's real end
                 got = self._decode_into(out, position)
