@@ -154,7 +154,9 @@ def test_the_housekeeping_thread_resets_plugins_whose_output_was_not_finite(puls
 
 
 def test_a_failing_python_plugin_ends_the_stream_with_its_error(pulse):
-    class Broken(stompbox.Gain):
+    from stompbox.core.plugin import Plugin
+
+    class Broken(Plugin):  # a Python-level plugin: no plan steps
         def _process(self, block):
             raise ValueError("broken on purpose")
 
