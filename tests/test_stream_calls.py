@@ -128,3 +128,24 @@ def test_a_parameter_change_reaches_every_channel_pair_of_a_wide_reverb(monkeypa
         return np.concatenate(out, axis=1)
 
     np.testing.assert_array_equal(stream(True), stream(False))
+
+
+class _Doubled(stompbox.Gain):
+    """A user's subclass of a built-in that changes what a block does."""
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        block *= 2.0
+        return block
+
+
+def test_a_subclass_overriding_process_runs_its_own_code_in_a_board():
+    # the compiled plan would run Gain's kernel (silently ignoring the override): such a class runs in Python
+    assert _Doubled(gain_db=0)._plan_steps(512) is None
+    x = _noise((2, 512))
+    board = stompbox.Pedalboard([_Doubled(gain_db=0), stompbox.LowpassFilter(cutoff_frequency_hz=20000)])
+    expected = stompbox.LowpassFilter(cutoff_frequency_hz=20000).process(x * 2, 44100)
+    for _ in range(2):
+        np.testing.assert_allclose(board.process(x, 44100, reset=True), expected, atol=1e-6)
+    builtin = stompbox.Gain(gain_db=0)
+    builtin.process(x, 44100)
+    assert builtin._plan_steps(512) is not None  # the built-in itself still runs in plans

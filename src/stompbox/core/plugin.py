@@ -43,6 +43,9 @@ from .traits import Traits
 if TYPE_CHECKING:
     from .plan import PlanStep
 
+#: the hooks that say what a block does: a class overriding one without giving its own plan steps runs in Python
+_PROCESSING_HOOKS = ("_process", "_step", "_map")
+
 DUPLICATE_ERROR = (
     "The same plugin instance is being used multiple times in the same chain of plugins, which would cause "
     "undefined results. Please ensure that no duplicate plugins are present before calling."
@@ -178,6 +181,15 @@ class Plugin:
                     f"{cls.__name__} declares per-sample automation of {', '.join(sorted(cls._native_automation))} "
                     "but does not implement _process_automated."
                 )
+        if (
+            "_plan_steps" not in vars(cls)
+            and any(hook in vars(cls) for hook in _PROCESSING_HOOKS)
+            and any(not base._abstract for base in cls.__mro__[1:] if issubclass(base, Plugin))
+        ):
+            # a subclass of a working plugin that changes what a block does (a user's Gain overriding _process)
+            # must run that code: the plan steps it inherits would compile its parent's kernels instead, so it
+            # runs in Python
+            cls._plan_steps = Plugin._plan_steps  # type: ignore[method-assign]
         registry.record(cls)
 
     def __init__(self, *args: Any, **params: Any) -> None:
