@@ -1,6 +1,7 @@
 """Throughput of every built-in effect, stompbox against pedalboard, on the same input in one run.
 
 Usage: python bench/effects.py [--seconds 60] [--repeat 3] [--only Gain,Delay]
+       python bench/effects.py --codecs [--seconds 20]   # codec effects, quiet and with the second core busy
        python bench/effects.py --sweep [--seconds 5] [--blocks 128,256,512,4096] [--only Delay,Board]
 
 Prints, for each effect, the throughput of each library as a multiple of real time and the ratio
@@ -176,6 +177,22 @@ def sweep(args: argparse.Namespace) -> None:
         print(line, flush=True)
 
 
+def codec_effects(seconds: float, rounds: int) -> None:
+    """MP3Compressor and GSMFullRateCompressor on whole arrays, stompbox against pedalboard, quiet and with the
+    second core busy (see ``_sidebyside``)."""
+    from _sidebyside import HEADER, row
+
+    audio = signal(seconds)
+    print(f"{seconds:g} s of stereo at {SR} Hz, whole calls; stompbox/pedalboard, median of {rounds} rounds")
+    print(HEADER)
+    for name in ("MP3Compressor", "GSMFullRateCompressor"):
+        if pedalboard is None:
+            break
+        ours, theirs = make(stompbox, name), make(pedalboard, name)
+        ours(audio[:, :4096], SR), theirs(audio[:, :4096], SR)  # compile / warm caches outside the timing
+        print(row(name, lambda p=ours: p(audio, SR), lambda p=theirs: p(audio, SR), seconds, rounds), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=None, help="60 (5 with --sweep)")
@@ -184,7 +201,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", default="")
     parser.add_argument("--no-threads", action="store_true")
+    parser.add_argument("--codecs", action="store_true", help="codec effects, quiet and with the second core busy")
     args = parser.parse_args()
+    if args.codecs:
+        codec_effects(20.0 if args.seconds is None else args.seconds, max(args.repeat, 3))
+        return
     if args.sweep:
         args.seconds = 5.0 if args.seconds is None else args.seconds
         sweep(args)

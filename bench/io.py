@@ -4,6 +4,7 @@ Usage:
     python bench/io.py [--seconds 60] [--repeat 3]      # throughput table, then each job again with a core loaded
     python bench/io.py --no-load                         # the first run only
     python bench/io.py --memory [--hours 1]              # peak RSS of a chunked read + re-write job
+    python bench/io.py --encode [--seconds 20]           # MP3/Ogg encode, quiet and second core busy
 
 Throughput: the test files (stereo 44.1 kHz, the synthesised example music looped to --seconds) are written
 once as WAV16, FLAC, MP3 and OGG; then, for each library, best of --repeat: decode whole, decode in 4096-frame
@@ -12,6 +13,9 @@ crops (a seek and four 4096-frame reads, as a training loader takes random excer
 in the FLAC as stompbox writes it (with a seek table; the others are libsndfile's, without), and a full read through
 ``resampled_to(48000)`` (soundfile's column is ``soundfile`` decode + one-shot ``soxr.resample``). Figures are
 multiples of real time (higher is faster); ``sb/pb`` is stompbox over pedalboard (>= 1.0: stompbox faster).
+
+Encode (``--encode``): MP3 and Ogg encode ratios, quiet and with the second core kept busy by a spinning process,
+as wall time and as this process's CPU time (median of alternating rounds; see ``bench/_sidebyside.py``).
 
 Loaded run (``sb/pb loaded``): each job is measured again, for both libraries, while a busy process (a Python
 spin loop) is pinned to the last CPU, as on a server whose other core has work of its own: a decode that wins
@@ -252,6 +256,21 @@ def throughput(seconds: float, repeat: int, loaded: bool = True) -> None:
             print(line, flush=True)
 
 
+def codec_encode(seconds: float, rounds: int) -> None:
+    """Encode MP3 and Ogg Vorbis (each library's defaults: MP3 at 320 kbps, Vorbis at its top quality) to a path,
+    stompbox against pedalboard, quiet and with the second core busy (see ``_sidebyside``)."""
+    from _sidebyside import HEADER, row
+
+    print(f"# encode {seconds:g} s stereo 44.1 kHz to a file; stompbox/pedalboard, median of {rounds} rounds")
+    print(HEADER)
+    with tempfile.TemporaryDirectory() as folder:
+        audio = make_files(folder, seconds)[0]
+        for ext in ("mp3", "ogg"):
+            ours, theirs = job_encode("stompbox", ext, audio, folder), job_encode("pedalboard", ext, audio, folder)
+            ours(), theirs()  # imports and first-call costs outside the timing
+            print(row(f"encode {ext}", ours, theirs, seconds, rounds), flush=True)
+
+
 _MEMORY_JOB = """
 import json, sys
 library, source, target = sys.argv[1:4]
@@ -307,9 +326,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--memory", action="store_true", help="measure peak RSS of a long chunked job instead")
     parser.add_argument("--hours", type=float, default=1.0)
+    parser.add_argument(
+        "--encode", action="store_true", help="MP3/Ogg encode ratios only, quiet and with the second core busy"
+    )
     parser.add_argument("--no-load", action="store_true", help="skip the run with a busy process on the last CPU")
     args = parser.parse_args()
-    if args.memory:
+    if args.encode:
+        codec_encode(min(args.seconds, 20.0), max(args.repeat, 3))
+    elif args.memory:
         memory(args.hours)
     else:
         throughput(args.seconds, args.repeat, loaded=not args.no_load)

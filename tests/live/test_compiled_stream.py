@@ -86,18 +86,18 @@ def test_compiled_board_holds_time_while_the_main_thread_is_busy_and_changes_arr
         plan = active_plan(fx)
         assert plan is not None and plan.address == compile_standin(gain, 64).address
         period_before = int(plan.periods[0])
-        gain.gain_db = -6.0
+        gain.gain_db = -6.0  # the setter writes the coefficient the plan reads (Plugin._update_listener)
+        period_after = int(plan.periods[0])
         changed_at = time.perf_counter()
-        busy(0.8)
-        assert 0 <= plan.periods[1] - period_before <= 2, (period_before, plan.periods)
-        # a board swap made by the busy thread
+        busy(0.8)  # nothing else runs Python for the stream: the audio thread must not need it
+        assert period_before < plan.periods[1] <= period_after + 2, (period_before, period_after, plan.periods)
+        # a board swap made by the busy thread: compiled in the setter, then run from the next period on
         new_board = stompbox.Pedalboard([PlanGain(gain_db=-3.0)])
-        callbacks_before = int(fx._ctl[N.W_CALLBACKS])
         fx.plugins = new_board
         swapped_at = time.perf_counter()
         busy(0.8)
         assert fx._board_in_use is new_board
-        assert 0 <= fx._ctl[N.W_ACK_PERIOD] - callbacks_before <= 2
+        assert 0 <= fx._ctl[N.W_ACK_PERIOD] - fx._swap_period <= 2
         assert fx._ctl[N.W_PLAN_CALLS] > 0
         fx_dropped_output = fx.output_underrun_frame_count
     player.join(10)
@@ -154,7 +154,9 @@ def test_the_housekeeping_thread_resets_plugins_whose_output_was_not_finite(puls
 
 
 def test_a_failing_python_plugin_ends_the_stream_with_its_error(pulse):
-    class Broken(stompbox.Gain):
+    from stompbox.core.plugin import Plugin
+
+    class Broken(Plugin):  # a Python-level plugin: no plan steps
         def _process(self, block):
             raise ValueError("broken on purpose")
 
@@ -163,3 +165,17 @@ def test_a_failing_python_plugin_ends_the_stream_with_its_error(pulse):
     with pytest.raises(AudioDeviceError, match="broken on purpose"):
         with stream:
             stream.write(tone(1.0), RATE)
+
+
+def test_a_live_board_of_built_in_effects_runs_compiled_and_stays_describable(pulse):
+    """Distortion -> Delay -> Reverb compile into one plan (no warning); the plugins keep their repr and their
+    dict form while a stream runs them (a plan's arrays must not shadow the plugin's own attributes)."""
+    board = stompbox.Pedalboard([stompbox.Distortion(), stompbox.Delay(), stompbox.Reverb()])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LiveAudioWarning)
+        stream = AudioStream(output_device_name="SinkB", plugins=board, sample_rate=RATE, buffer_size=256)
+    with stream:
+        stream.write(tone(0.3), RATE)
+        assert stream._ctl[N.W_PLAN_CALLS] > 0 and active_plan(stream).plugins  # the compiled plan ran
+        assert stream.output_underrun_frame_count == 0
+    assert "Delay" in repr(board) and board.to_dict()

@@ -76,9 +76,9 @@ W_MAX_GAP_NS = 30  # the longest time between the starts of two periods (diagnos
 W_BUSY_NS = 31  # the longest time a period took inside the callback (diagnostics)
 W_SLOTS = 32  # slot k: words 32 + 4k .. : plan address, table address, generation
 SLOT_WORDS = 4
+W_MAX_GAP_AT = 40  # the period count when W_MAX_GAP_NS was measured (diagnostics)
+W_CLOCK_ID = 41  # the clock_gettime clock (CLOCK_MONOTONIC: Python's time.CLOCK_MONOTONIC)
 CTL_WORDS = 48
-
-CLOCK_MONOTONIC = 1
 
 
 # ------------------------------------------------------------------ intrinsics: raw memory, atomics, calls
@@ -279,7 +279,7 @@ def _now_ns(ctl: Any, base: int) -> int:
     clock = ctl[W_CLOCK_FN]
     if clock == 0:
         return 0
-    call_clock(clock, CLOCK_MONOTONIC, _word(base, W_TIMESPEC))
+    call_clock(clock, ctl[W_CLOCK_ID], _word(base, W_TIMESPEC))
     return ctl[W_TIMESPEC] * 1_000_000_000 + ctl[W_TIMESPEC + 1]
 
 
@@ -292,6 +292,7 @@ def run_period(base: int, out_addr: int, in_addr: int, frames: int) -> None:
     now = _now_ns(ctl, base)
     if ctl[W_LAST_NS] != 0 and now - ctl[W_LAST_NS] > ctl[W_MAX_GAP_NS]:
         ctl[W_MAX_GAP_NS] = now - ctl[W_LAST_NS]
+        ctl[W_MAX_GAP_AT] = ctl[W_CALLBACKS]
     store_release(_word(base, W_CALLBACKS), ctl[W_CALLBACKS] + 1)
     store_release(_word(base, W_LAST_NS), now)
     active = load_acquire(_word(base, W_ACTIVE))

@@ -347,6 +347,7 @@ class AudioStream(metaclass=_StreamMeta):
         self._install_lock = threading.RLock()
         self._housekeeper: threading.Thread | None = None
         self._plan_generations: tuple[int, list[int]] = (0, [])
+        self._swap_period = 0
         self._housekeeping_stop = threading.Event()
         self.plugins = plugins  # validated by the setter
         self._open_device()
@@ -389,6 +390,7 @@ class AudioStream(metaclass=_StreamMeta):
         )
         w = native
         ctl[w.W_CLOCK_FN] = _clock_address()
+        ctl[w.W_CLOCK_ID] = getattr(time, "CLOCK_MONOTONIC", 1)
         self._in_capacity = capacity if has_in else 0
         self._install(self._plugins)
 
@@ -479,6 +481,7 @@ class AudioStream(metaclass=_StreamMeta):
             _watch(self._slots[target][3], None)
             self._slots[target] = (self._generation, board, runner, plugins)
             native.atomic_write(ctl, w.W_ACTIVE, target)  # release: the slot's words are visible first
+            self._swap_period = int(native.atomic_read(ctl, w.W_CALLBACKS))  # the audio thread runs it next
             _watch(self._slots[active][3], None)
             _watch(plugins, _ApplyNow(self))
             self._swapped_at = time.perf_counter()
@@ -621,18 +624,23 @@ class AudioStream(metaclass=_StreamMeta):
     def _callbacks(self) -> int:
         return self._callbacks_now() - self._callbacks_at_start
 
-    @property
-    def _last_callback(self) -> float:
-        """``time.perf_counter()`` time of the last device period (from the audio thread's own clock, else
-        from when Python last saw the period count move)."""
-        now = time.perf_counter()
+    def _silent_seconds(self) -> float:
+        """How long ago the device's last period started: from the audio thread's own clock stamp (one clock,
+        so a Python thread that waited long for the GIL does not mistake its own wait for the device's), else
+        from when Python last saw the period count move."""
         stamp = int(self._ctl[_native_words().W_LAST_NS])
         if stamp and self._callbacks > 0:
-            return now - (_monotonic_ns() - stamp) / 1e9
+            return max(0.0, (_monotonic_ns() - stamp) / 1e9)
+        now = time.perf_counter()
         count = self._callbacks_now()
         if count != self._seen_callbacks:
             self._seen_callbacks, self._seen_at = count, now
-        return self._seen_at
+        return now - self._seen_at
+
+    @property
+    def _last_callback(self) -> float:
+        """``time.perf_counter()`` time of the last device period."""
+        return time.perf_counter() - self._silent_seconds()
 
     def _stall_limit(self) -> float:
         period = self._buffer_size / max(self._sample_rate, 1.0)
@@ -646,7 +654,7 @@ class AudioStream(metaclass=_StreamMeta):
             if self._ctl[w.W_STOPPED] and self._device._started:
                 self._error = AudioDeviceError("The audio device stopped (it was disconnected or its server exited).")
             else:
-                silent = time.perf_counter() - self._last_callback
+                silent = self._silent_seconds()
                 if silent > self._stall_limit():
                     self._error = AudioDeviceError(
                         f"The audio device stopped responding (no audio callback for {silent:.1f} s): it was "
