@@ -222,7 +222,7 @@ class Chain(PluginContainer):
         runner = self._runner
         if (
             runner is not None
-            and runner.epoch == Plugin._plan_epoch
+            and runner.epoch == plans.epoch()
             and block.shape[1] <= runner.max_frames
             and plans.ENABLED
         ):
@@ -336,7 +336,7 @@ class Mix(PluginContainer):
         children = self._children()
         runner = self._plan_runner(block.shape[1])
         if runner is not None:
-            if runner.epoch != Plugin._plan_epoch or block.shape[1] > runner.max_frames:
+            if runner.epoch != plans.epoch() or block.shape[1] > runner.max_frames:
                 runner.build(children, block.shape[1], combine=self._combine, container=self)
             if not runner.python:
                 if not block.flags.c_contiguous:

@@ -124,9 +124,9 @@ def _uncompiled(board: Any, max_frames: int) -> list[str]:
 
 def _generations(plugins: list[Any]) -> tuple[int, list[int]]:
     """The plan epoch (which moves whenever any plugin's arrays are replaced) and the plugins' generations."""
-    from ..core.plugin import Plugin
+    from ..core import plan
 
-    return int(getattr(Plugin, "_plan_epoch", 0)), [int(getattr(p, "_plan_generation", 0)) for p in plugins]
+    return plan.epoch(), [int(getattr(p, "_plan_generation", 0)) for p in plugins]
 
 
 _PLAN_FUNCTION = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
