@@ -26,7 +26,24 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
     @property
     def _block_invariant(self) -> bool:  # type: ignore[override]
         """A container is block-invariant when all its children are."""
+        runner = self._runner
+        if runner is not None and runner.compiled and runner.epoch == Plugin._plan_epoch:
+            return True  # built-in effects only (what has plan steps is block-invariant)
         return all(child._block_invariant for child in self._children())
+
+    def _known_latency(self) -> int | None:
+        """The latency remembered by a current plan of built-in effects only (whose latency changes only with a
+        parameter or the format, both of which make the plan stale), else ``None``."""
+        runner = self._runner
+        if runner is not None and runner.compiled and runner.epoch == Plugin._plan_epoch:
+            return runner.latency
+        return None
+
+    def _remember_latency(self, latency: int) -> int:
+        runner = self._runner
+        if runner is not None and runner.compiled and runner.epoch == Plugin._plan_epoch:
+            runner.latency = latency
+        return latency
 
     def __init__(self, plugins: Iterable[Plugin | None] | None = None) -> None:
         super().__init__()
@@ -242,7 +259,10 @@ class Chain(PluginContainer):
 
     @property
     def latency_samples(self) -> int:
-        return sum(c.latency_samples for c in self._children())
+        known = self._known_latency()
+        if known is not None:
+            return known
+        return self._remember_latency(sum(c.latency_samples for c in self._children()))
 
     @property
     def tail_seconds(self) -> float:
@@ -338,7 +358,10 @@ class Mix(PluginContainer):
 
     @property
     def latency_samples(self) -> int:
-        return max((c.latency_samples for c in self._children()), default=0)
+        known = self._known_latency()
+        if known is not None:
+            return known
+        return self._remember_latency(max((c.latency_samples for c in self._children()), default=0))
 
 
 class Pedalboard(Chain):

@@ -442,6 +442,9 @@ class ChainRunner:
         self.children: list[Plugin] = []
         self.program: list[Segment | Plugin] = []
         self.python = False
+        #: every child runs in the plan (built-in effects only): the container may remember its latency
+        self.compiled = False
+        self.latency: int | None = None
 
     def build(self, children: list[Plugin], n: int, combine: Any = None, container: Plugin | None = None) -> None:
         """Collect the children's steps and (re)compile. ``combine(steps_per_child, max_frames)`` may turn all
@@ -492,6 +495,8 @@ class ChainRunner:
             self.python = combine is not None
         self.program = program
         self.children = list(children)
+        self.compiled = not self.python and all(type(item) is Segment for item in program)
+        self.latency = None
         self.max_frames = max_frames
         self.epoch = Plugin._plan_epoch
 

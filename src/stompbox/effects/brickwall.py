@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -170,7 +171,7 @@ def _brickwall_kernel(
     pos = np.int64(state[2])
     if coef[2] == 0.0:
         pos = _limit(block, ring, pos, peaks, False, state, ceiling, release)
-    else:
+    else:  # (a true-peak limiter; the sample-peak one's step is _sample_peak_kernel, with fewer arguments)
         tile = peaks.shape[0]
         n1 = 2 * _STAGES[0][0] + 2
         keep1 = n1 - 1
@@ -192,6 +193,15 @@ def _brickwall_kernel(
             _group_peaks(up2, peaks[:m])
             pos = _limit(x, ring, pos, peaks[:m], True, state, ceiling, release)
     state[2] = pos
+
+
+@kernel
+def _sample_peak_kernel(
+    block: np.ndarray, ring: np.ndarray, state: np.ndarray, coef: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    """The step of a BrickwallLimiter without ``true_peak``: :func:`_limit` on the block, in place (``state``
+    and ``coef`` as in :func:`_brickwall_kernel`)."""
+    state[2] = _limit(block, ring, np.int64(state[2]), state, False, state, coef[0], coef[1])  # (no peaks read)
 
 
 class BrickwallLimiter(Plugin, block_invariant=True):
@@ -262,8 +272,14 @@ class BrickwallLimiter(Plugin, block_invariant=True):
         self._args = self._step_args()
 
     def _step_args(self) -> tuple[np.ndarray, ...]:
-        """The arrays of the plugin's one step (see :func:`_brickwall_kernel`)."""
+        """The arrays of the plugin's one step (see :func:`_brickwall_kernel` and :func:`_sample_peak_kernel`)."""
+        if not self._coef[2]:
+            return (self._ring, self._state, self._coef)
         return (self._ring, self._state, self._coef, self._history, self._taps, self._up, self._work, self._peaks)
+
+    @property
+    def _kernel(self) -> Any:
+        return _brickwall_kernel if self._coef[2] else _sample_peak_kernel
 
     def _update(self) -> None:
         sr = self._sr
@@ -294,8 +310,8 @@ class BrickwallLimiter(Plugin, block_invariant=True):
     def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
         if self._automation:
             return None
-        return [PlanStep(_brickwall_kernel, self._args)]
+        return [PlanStep(self._kernel, self._args)]
 
     def _process(self, block: np.ndarray) -> np.ndarray:
-        _brickwall_kernel(block, *self._args)
+        self._kernel(block, *self._args)
         return block

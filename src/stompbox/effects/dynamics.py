@@ -123,21 +123,18 @@ def _envelope(
 
 #: samples per tile of the dynamics kernels (their scratch arrays hold one tile)
 TILE = 512
-_FLT_MIN = float(np.finfo(np.float32).tiny)
-_FLT_MAX = float(np.finfo(np.float32).max)
-_LN2_HI = 6.93147180369123816490e-01  # ln 2 split in two (the high part has trailing zero bits)
-_LN2_LO = 1.90821492927058770002e-10
-_MANTISSA = 0x000FFFFFFFFFFFFF
-_ONE_BITS = 0x3FF0000000000000
-# log(m) for m in [1, 2): the top 7 bits of the mantissa pick c = 1 + (j + 0.5) / 128; then
-# log(m) = -log(1 / c) + log1p(m / c - 1), |m / c - 1| < 1 / 256 (a short series)
-_LOG_INVERSE = 1.0 / (1.0 + (np.arange(128) + 0.5) / 128.0)
-_LOG_CENTRE = -np.log(_LOG_INVERSE)
-# exp(y) = 2 ** (kk / 32) * exp(r), kk = round(y * 32 / ln 2), |r| <= ln 2 / 64 (a short series)
-_EXP_TABLE = 2.0 ** (np.arange(32) / 32.0)
-_K32 = 32.0 / math.log(2.0)
-_L32_HI = _LN2_HI / 32.0
-_L32_LO = _LN2_LO / 32.0
+_FLT_MIN32 = np.float32(np.finfo(np.float32).tiny)
+_FLT_MAX32 = np.float32(np.finfo(np.float32).max)
+# logf (fdlibm): log(1 + f) = f - hfsq + s (hfsq + R(s * s)), s = f / (2 + f), ln 2 split for k ln 2
+_LG1, _LG2, _LG3, _LG4 = (np.float32(v) for v in (0.66666662693, 0.40000972152, 0.28498786688, 0.24279078841))
+_LOG_LN2_HI = np.float32(6.9313812256e-01)
+_LOG_LN2_LO = np.float32(9.0580006145e-06)
+# expf (fdlibm): exp(t) = 1 - ((t c) / (c - 2) - t), c = t - t**2 (P1 + t**2 P2), after y = k ln 2 + t
+_EXP_LN2_HI = np.float32(6.9314575195e-01)
+_EXP_LN2_LO = np.float32(1.4286067653e-06)
+_INV_LN2_32 = np.float32(1.4426950216e00)
+_P1 = np.float32(1.6666625440e-1)
+_P2 = np.float32(-2.7667332906e-3)
 
 
 @kernel
@@ -146,52 +143,64 @@ def _gain_row(
 ) -> None:  # pragma: no cover - compiled
     """``x[i] *= q[i] ** e`` where the gain computer acts (``q > 1`` when ``above``, else ``q < 1``).
 
-    ``q ** e`` is ``exp(e * log(q))`` computed in double precision from small tables and short series
-    (relative error ~1e-15), then rounded to float32: the correctly rounded power in every case tested,
-    closer than either single-precision ``powf`` or NumPy's float32 ``log``/``exp``, and plain arithmetic on
-    whole rows that the compiler vectorises. ``wide`` is float64 ``(3, >= n)`` scratch. ``q`` that is 0,
-    subnormal or infinite takes single-precision ``powf`` instead (rare: silent input, zero thresholds).
-    Elsewhere the gain is exactly 1.
+    ``q ** e`` is ``exp(e * log(q))`` in single precision, as NumPy's float32 ``log`` and ``exp`` compute it
+    (the classic fdlibm ``logf``/``expf`` reductions and polynomials, under 1 ulp each; the product's rounding
+    makes large ``|e * log(q)|``, that is very small gains, less exact, as it always has), written as plain
+    arithmetic on whole rows that the compiler vectorises (16 lanes), so one formula serves every block.
+    ``wide`` is float32 ``(4, >= n)`` scratch. ``q`` that is 0, subnormal, infinite or NaN takes
+    single-precision ``powf`` instead (rare: silent input, zero thresholds). Elsewhere the gain is exactly 1.
     """
     n = x.shape[0]
+    one = np.float32(1.0)
+    e32 = np.float32(e)
     w = wide[0, :n]
-    wb = wide[0].view(np.int64)[:n]
-    k = wide[1, :n]
-    jb = wide[2].view(np.int64)[:n]
+    wb = wide[0].view(np.int32)[:n]
+    kb = wide[1].view(np.int32)[:n]
+    s1 = wide[2, :n]
+    s1b = wide[2].view(np.int32)[:n]
+    s2 = wide[3, :n]
+    s2b = wide[3].view(np.int32)[:n]
     special = 0
     for i in range(n):
-        v = np.float64(q[i])
-        act = (v > 1.0) if above else (v < 1.0)
-        normal = v >= _FLT_MIN and v <= _FLT_MAX
+        v = q[i]
+        act = (v > one) if above else (v < one)
+        normal = v >= _FLT_MIN32 and v <= _FLT_MAX32
         special += act and not normal
-        w[i] = v if (act and normal) else 1.0
+        w[i] = v if (act and normal) else one
     for i in range(n):  # (integer work in loops of its own, float work in others: both vectorise)
         b = wb[i]
-        k[i] = np.float64((b >> 52) - 1023)
-        jb[i] = (b >> 45) & 127
-        wb[i] = (b & _MANTISSA) | _ONE_BITS  # the mantissa m, in [1, 2)
+        mant = b & 0x007FFFFF
+        big = mant > 0x003504F3
+        kb[i] = ((b >> 23) - 127) + (1 if big else 0)
+        wb[i] = mant | (0x3F000000 if big else 0x3F800000)  # m in [sqrt(2) / 2, sqrt(2))
     for i in range(n):
-        j = jb[i]
-        kf = k[i]
-        t = w[i] * _LOG_INVERSE[j] - 1.0
-        log1p = t * (1.0 + t * (-0.5 + t * (1.0 / 3.0 + t * (-0.25 + t * (0.2 - t * (1.0 / 6.0))))))
-        y = e * ((kf * _LN2_HI + _LOG_CENTRE[j]) + (kf * _LN2_LO + log1p))
-        y = y if y > -120.0 else -120.0  # (y <= 0: the gain never exceeds 1) below this the float32 gain is 0
-        kk = np.floor(y * _K32 + 0.5)
-        r = (y - kk * _L32_HI) - kk * _L32_LO
-        p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0)))))
-        ki = np.int64(kk)
-        w[i] = _EXP_TABLE[ki & 31] * p
-        jb[i] = ki >> 5
+        f = w[i] - one
+        kf = np.float32(kb[i])
+        s = np.divide(f, np.float32(2.0) + f)
+        z = s * s
+        w2 = z * z
+        r = z * (_LG1 + w2 * _LG3) + w2 * (_LG2 + w2 * _LG4)
+        hfsq = np.float32(0.5) * f * f
+        lg = kf * _LOG_LN2_HI - ((hfsq - (s * (hfsq + r) + kf * _LOG_LN2_LO)) - f)
+        y = e32 * lg
+        y = y if y > np.float32(-120.0) else np.float32(-120.0)  # (y <= 0) below this the gain rounds to 0
+        kk = np.floor(y * _INV_LN2_32 + np.float32(0.5))
+        t = (y - kk * _EXP_LN2_HI) - kk * _EXP_LN2_LO
+        tt = t * t
+        c = t - tt * (_P1 + tt * _P2)
+        w[i] = one - (np.divide(t * c, c - np.float32(2.0)) - t)
+        kb[i] = np.int32(kk)
+    for i in range(n):  # 2 ** k as two normal factors (k may be below -126)
+        k = kb[i]
+        k1 = k >> 1
+        s1b[i] = (k1 + 127) << 23
+        s2b[i] = (k - k1 + 127) << 23
     for i in range(n):
-        wb[i] += jb[i] << 52  # times 2 ** (kk // 32): the result stays a normal double
-    for i in range(n):
-        x[i] *= np.float32(w[i])
+        x[i] *= (w[i] * s1[i]) * s2[i]
     if special:
-        e32 = np.float32(e)
         for i in range(n):
             v = q[i]
-            if ((v > 1.0) if above else (v < 1.0)) and not (v >= _FLT_MIN and v <= _FLT_MAX):
+            if ((v > one) if above else (v < one)) and not (v >= _FLT_MIN32 and v <= _FLT_MAX32):
                 x[i] *= v**e32
 
 
@@ -213,7 +222,7 @@ def _dynamics(
     threshold_inv, exponent]``. The gain ``(env / threshold) ** exponent`` is applied where the envelope is
     above (``above``) or below the threshold; a ratio of 1 (exponent 0) leaves the signal alone. The block is
     worked through in tiles of ``TILE`` samples, so the scratch stays in cache whatever the block's length:
-    ``ratio`` float32 ``(channels, TILE)`` and ``wide`` float64 ``(3, TILE)``.
+    ``ratio`` float32 ``(channels, TILE)`` and ``wide`` float32 ``(4, TILE)``.
     """
     channels, n = block.shape
     tile = ratio.shape[1]
@@ -382,7 +391,7 @@ class _Dynamics(Plugin, block_invariant=True):
         self._state = np.zeros((self._STATE_ROWS, num_channels), np.float64)
         self._coef = np.zeros(self._COEF_SIZE, np.float64)  # written in place by _update
         self._ratio = np.zeros((num_channels, TILE), np.float32)  # scratch (the kernels work in tiles)
-        self._wide = np.zeros((3, TILE), np.float64)
+        self._wide = np.zeros((4, TILE), np.float32)
         #: the plugin's one step: self._kernel(block, *self._args)
         self._args = self._step_args()
 
