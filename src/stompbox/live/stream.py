@@ -124,9 +124,9 @@ def _uncompiled(board: Any, max_frames: int) -> list[str]:
 
 def _generations(plugins: list[Any]) -> tuple[int, list[int]]:
     """The plan epoch (which moves whenever any plugin's arrays are replaced) and the plugins' generations."""
-    from ..core.plugin import Plugin
+    from ..core import plan
 
-    return int(getattr(Plugin, "_plan_epoch", 0)), [int(getattr(p, "_plan_generation", 0)) for p in plugins]
+    return plan.epoch(), [int(getattr(p, "_plan_generation", 0)) for p in plugins]
 
 
 _PLAN_FUNCTION = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
@@ -147,6 +147,9 @@ def _python_plan(stream: AudioStream, board: Any) -> Any:
 
 def _callback_address(callback: Any) -> int:
     return int(ctypes.cast(callback, ctypes.c_void_p).value or 0)
+
+
+_NO_AUDIO = np.zeros((0, 0), np.float32)
 
 
 class _ApplyNow:
@@ -348,6 +351,7 @@ class AudioStream(metaclass=_StreamMeta):
         self._housekeeper: threading.Thread | None = None
         self._plan_generations: tuple[int, list[int]] = (0, [])
         self._swap_period = 0
+        self._plan_frames_seen = 0
         self._housekeeping_stop = threading.Event()
         self.plugins = plugins  # validated by the setter
         self._open_device()
@@ -519,7 +523,7 @@ class AudioStream(metaclass=_StreamMeta):
         if plan is not None:
             plugins = list(getattr(plan, "plugins", []) or [])
             self._plan_generations = _generations(plugins)
-            return plan, int(plan.address), int(plan.table.ctypes.data), plugins
+            return plan, int(_native_module().plan_address(plan)), int(plan.table.ctypes.data), plugins
         if not self._force_python_path:
             names = ", ".join(_uncompiled(board, max_frames)) or type(board).__name__
             warnings.warn(
@@ -595,7 +599,7 @@ class AudioStream(metaclass=_StreamMeta):
         state of plugins whose output was not finite (the plan reports them as a bit mask)."""
         native, w = _native_module(), _native_words()
         active = int(native.atomic_read(self._ctl, w.W_ACTIVE))
-        _, board, plan, plugins = self._slots[active]
+        generation, board, plan, plugins = self._slots[active]
         for plugin in plugins:
             if plugin._automation:  # automated now: it has no plan steps any more, the board runs through Python
                 self._install(board)
@@ -603,6 +607,11 @@ class AudioStream(metaclass=_StreamMeta):
             if plugin._dirty:
                 with plugin._lock:
                     plugin._begin_step()
+        frames = int(native.atomic_read(self._ctl, w.W_PLAN_FRAMES))
+        ran, self._plan_frames_seen = frames - self._plan_frames_seen, frames
+        if ran > 0 and plugins and generation == int(self._ctl[w.W_ACK_GEN]):
+            for plugin in plugins:  # the plugins' clocks follow the stream (automation set later starts there)
+                plugin._end_step(_NO_AUDIO, ran)
         mask = int(native.atomic_exchange(self._ctl, w.W_MASK, 0)) if plugins else 0
         if mask:  # bit k: the k-th checked plugin's output was not finite (the non-finite rule)
             for bit, plugin in enumerate(getattr(plan, "checked", plugins)):
