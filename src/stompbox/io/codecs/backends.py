@@ -1175,11 +1175,10 @@ class _HeadRecorder:
         self.head = b""
 
     def read(self, size: int = -1) -> bytes:
-        data = self._file.read(size)
+        data: bytes = self._file.read(size)
         if len(self.head) < self.LIMIT and data:
             self.head += bytes(data[: self.LIMIT - len(self.head)])
-        result: bytes = data
-        return result
+        return data
 
     def seekable(self) -> bool:
         return False
