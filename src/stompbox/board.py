@@ -27,7 +27,7 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
     def _block_invariant(self) -> bool:  # type: ignore[override]
         """A container is block-invariant when all its children are."""
         runner = self._runner
-        if runner is not None and runner.compiled and runner.epoch == Plugin._plan_epoch:
+        if runner is not None and runner.compiled and runner.epoch == plans.epoch():
             return True  # built-in effects only (what has plan steps is block-invariant)
         return all(child._block_invariant for child in self._children())
 
@@ -35,13 +35,13 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
         """The latency remembered by a current plan of built-in effects only (whose latency changes only with a
         parameter or the format, both of which make the plan stale), else ``None``."""
         runner = self._runner
-        if runner is not None and runner.compiled and runner.epoch == Plugin._plan_epoch:
+        if runner is not None and runner.compiled and runner.epoch == plans.epoch():
             return runner.latency
         return None
 
     def _remember_latency(self, latency: int) -> int:
         runner = self._runner
-        if runner is not None and runner.compiled and runner.epoch == Plugin._plan_epoch:
+        if runner is not None and runner.compiled and runner.epoch == plans.epoch():
             runner.latency = latency
         return latency
 
