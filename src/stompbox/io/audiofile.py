@@ -775,8 +775,8 @@ class WriteableAudioFile(AudioFile):
             return np.ascontiguousarray(frames_last, dtype=np.float32) * np.float32(1.0 / INT_SCALE[dtype]), None
         if integer_file:
             return frames_last, file_dtype
-        if getattr(self._encoder, "quantizes_floats", False):
-            return frames_last, None  # the encoder clips and converts any layout in one pass of its own (MP3)
+        if getattr(self._encoder, "takes_raw_floats", False):
+            return frames_last, None  # the encoder clips and lays out any layout step by step itself (MP3, Ogg)
         if frames_last.shape[1] == 2 and frames_last.strides[0] == 4 and dtype == np.float32:
             data = np.empty(frames_last.shape, np.float32)  # stereo rows: interleaved as whole 64-bit words
             _interleave(frames_last.T.view(np.uint32), data.view(np.uint32))

@@ -1303,6 +1303,9 @@ class Encoder:
 
 SF_FORMATS = {"wav": "WAV", "aiff": "AIFF", "flac": "FLAC", "ogg": "OGG", "opus": "OGG"}  # MP3: io/codecs/mp3_writer.py
 WRITE_CHUNK = 32768  # frames per libsndfile write: a single large Vorbis write crashes libvorbis
+#: bytes buffered by Python before a write system call, for the files libsndfile writes through us (it hands over
+#: each Ogg page as two small writes: with the default 8 kB buffer, about one system call per page)
+_FILE_BUFFER = 1 << 18
 SFC_SET_ADD_PEAK_CHUNK = 0x1050  # sndfile.h
 
 
@@ -1553,7 +1556,7 @@ class SoundfileEncoder(Encoder):
         self._owned: Any = None
         self._pages: OggSerialRewriter | None = None
         if isinstance(target, str):
-            target = self._owned = open(target, "w+b")  # noqa: SIM115 - closed by close()
+            target = self._owned = open(target, "w+b", buffering=_FILE_BUFFER)  # noqa: SIM115 - closed by close()
         if fmt == "OGG":
             target = self._pages = OggSerialRewriter(target)
         self._trap = _WriteWindow(target)
@@ -1597,6 +1600,10 @@ class SoundfileEncoder(Encoder):
         # libsndfile writes nothing at all for a FLAC file without frames, and an unreadable Opus file.
         self._needs_a_frame = fmt == "FLAC" or settings.subtype == "OPUS"
         self._flac = fmt == "FLAC"
+        # Vorbis and Opus take float samples: write() is handed the caller's samples (any layout, unclipped) and
+        # clips each step into one reused interleaved buffer (a whole-array copy was an extra pass over memory)
+        self.takes_raw_floats = fmt == "OGG" and not self._integer
+        self._scratch = np.empty((0, num_channels), np.float32)
 
     def _check_target(self) -> None:
         if self._trap.error is not None:
@@ -1618,11 +1625,31 @@ class SoundfileEncoder(Encoder):
 
     def write(self, block: np.ndarray) -> None:
         frames = block.shape[0]
+        if self.takes_raw_floats:
+            for start in range(0, frames, WRITE_CHUNK):
+                self._sndfile(self._file.write, self._clipped(block[start : start + WRITE_CHUNK]))
+            self._written += frames
+            return
         if self._vorbis_order:
             block = to_vorbis(block)
         for start in range(0, frames, WRITE_CHUNK):
             self._sndfile(self._file.write, block[start : start + WRITE_CHUNK])
         self._written += frames
+
+    def _clipped(self, part: np.ndarray) -> np.ndarray:
+        """``part`` (``(n, channels)``, any layout and float type) clipped to [-1, 1] as float32, interleaved in
+        the scratch buffer (in Vorbis channel order when the file needs it): what lossy encoders are given."""
+        n = part.shape[0]
+        if self._scratch.shape[0] < n:
+            self._scratch = np.empty((max(n, WRITE_CHUNK), part.shape[1]), np.float32)
+        out = self._scratch[:n]
+        if part.dtype == np.float32 and part.strides[0] == 4 and part.shape[1] > 1:
+            for channel in range(part.shape[1]):  # rows of a channels-first array: read along each row
+                out[:, channel] = part[:, channel]
+            np.clip(out, -1.0, 1.0, out=out)
+        else:
+            np.clip(part, -1.0, 1.0, out=out)
+        return to_vorbis(out) if self._vorbis_order else out
 
     def flush(self) -> None:
         self._sndfile(self._file.flush)
