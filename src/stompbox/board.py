@@ -320,7 +320,9 @@ class Mix(PluginContainer):
             if i:
                 steps.append(PlanStep(kernels.mix_restore, (saved,)))
             if child is not None:
-                steps += next(found)  # type: ignore[operator]
+                child_steps = next(found)
+                assert child_steps is not None  # (a Mix combines its children's steps when every child has some)
+                steps += child_steps
             steps.append(PlanStep(kernels.mix_add, (total, first if i == 0 else later)))
         steps.append(PlanStep(kernels.mix_take, (total,)))
         return steps

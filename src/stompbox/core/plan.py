@@ -190,7 +190,7 @@ def _stamp(module: str) -> str:
     return f"{module} {stamp} numba {numba.__version__}"
 
 
-_entries: dict[tuple, Any] = {}
+_entries: dict[tuple[Any, ...], Any] = {}
 
 
 def _entry_address(kernel: Any, args: tuple[np.ndarray, ...]) -> int:
@@ -498,9 +498,9 @@ class ChainRunner:
                     program.append(segment)
             else:
                 run: list[tuple[Plugin, list[PlanStep]]] = []
-                for child, steps in [*zip(children, per_child, strict=True), (None, None)]:
-                    if steps is not None and child is not None:
-                        run.append((child, steps))
+                for member, steps in [*zip(children, per_child, strict=True), (None, None)]:
+                    if steps is not None and member is not None:
+                        run.append((member, steps))
                         continue
                     if run:
                         flat = [step for _, child_steps in run for step in child_steps]
@@ -508,8 +508,8 @@ class ChainRunner:
                         previous = old.pop(0) if old else None
                         program.append(refresh_segment(previous, flat, covered, max_frames))
                         run = []
-                    if child is not None:
-                        program.append(child)
+                    if member is not None:
+                        program.append(member)
         except _TooManyOwners:
             program = list(children)
             self.python = combine is not None

@@ -135,7 +135,7 @@ class Plugin:
     #: (no staging blocks, one GIL release), which is what lets memory-bound effects scale across threads
     _pointwise: ClassVar[bool] = False
     #: the compiled plan of the plugin alone, for calls of one block (see :meth:`_solo_step`)
-    _solo_runner: Any = None
+    _solo_runner: plans.ChainRunner | None = None
     #: the checked plugin tree and the tree epoch it was made in (see :meth:`_locked_tree`)
     _tree_cache: tuple[int, list[Plugin]] | None = None
     #: what the last call's checks established, for the next call of the same stream to skip them: the sample

@@ -30,7 +30,7 @@ def _crush(src: np.ndarray, dst: np.ndarray, scale: Number) -> None:  # pragma: 
 
 
 @kernel
-def _scale(src, dst, factor):  # pragma: no cover - compiled
+def _scale(src: np.ndarray, dst: np.ndarray, factor: Number) -> None:  # pragma: no cover - compiled
     for i in range(src.shape[0]):
         dst[i] = np.float32(src[i]) * factor
 
@@ -49,7 +49,7 @@ _E8 = 2.48015873015873e-05
 # The block kernels (the plan steps) work in place, each sample read and written at the same index, which the
 # compiler vectorises (a loop from one array into another that may overlap it is not).
 @kernel
-def _gain_block(block, factor):  # pragma: no cover - compiled
+def _gain_block(block: np.ndarray, factor: np.ndarray) -> None:  # pragma: no cover - compiled
     f = factor[0]
     for c in range(block.shape[0]):
         row = block[c]
@@ -58,7 +58,7 @@ def _gain_block(block, factor):  # pragma: no cover - compiled
 
 
 @kernel
-def _invert_block(block):  # pragma: no cover - compiled
+def _invert_block(block: np.ndarray) -> None:  # pragma: no cover - compiled
     for c in range(block.shape[0]):
         row = block[c]
         for i in range(row.shape[0]):
@@ -66,7 +66,7 @@ def _invert_block(block):  # pragma: no cover - compiled
 
 
 @kernel
-def _clip_block(block, limit):  # pragma: no cover - compiled
+def _clip_block(block: np.ndarray, limit: np.ndarray) -> None:  # pragma: no cover - compiled
     hi = limit[0]
     for c in range(block.shape[0]):
         row = block[c]
@@ -80,7 +80,7 @@ def _clip_block(block, limit):  # pragma: no cover - compiled
 
 
 @kernel
-def _drive_block(block, factor):  # pragma: no cover - compiled
+def _drive_block(block: np.ndarray, factor: np.ndarray) -> None:  # pragma: no cover - compiled
     """``block = tanh(block * factor[0])`` in place, each sample correctly rounded to float32 (checked against
     float64 tanh on a dense grid), in a form that vectorises: ``tanh(x) = u / (u + 2)`` with ``u = exp(2|x|) - 1``,
     computed in double precision as ``exp(z) - 1`` by its Taylor series (8 terms) at ``z = 2|x| / 128`` and squared
@@ -114,7 +114,7 @@ def _drive_block(block, factor):  # pragma: no cover - compiled
 
 
 @kernel
-def _crush_block(block, scale):  # pragma: no cover - compiled
+def _crush_block(block: np.ndarray, scale: np.ndarray) -> None:  # pragma: no cover - compiled
     f = scale[0]
     for c in range(block.shape[0]):
         row = block[c]

@@ -42,7 +42,7 @@ import time
 import warnings
 import weakref
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -50,6 +50,9 @@ from .._base.channels import convert_channels
 from .._base.errors import AudioDeviceError
 from .._base.layout import detect_layout
 from . import device as _ma
+
+if TYPE_CHECKING:
+    from ..io.audiofile import AudioFile
 
 __all__ = ["AudioStream", "AudioDeviceError", "LiveAudioWarning", "record_to_file", "play_file"]
 
@@ -422,7 +425,8 @@ class AudioStream(metaclass=_StreamMeta):
             device.close(timeout)
             self._close_timed_out = device.close_timed_out
         ctl = getattr(self, "_ctl", None)
-        if ctl is not None and getattr(self, "_in_capacity", 0):
+        capacity = getattr(self, "_in_capacity", 0)
+        if ctl is not None and capacity:
             w = _native_words()  # as in pedalboard, a stopped stream holds no recorded input (the count of
             ctl[w.W_IN_CONSUMED] = ctl[w.W_IN_WRITTEN]  # dropped frames is kept)
 
@@ -552,13 +556,12 @@ class AudioStream(metaclass=_StreamMeta):
     def _process(self, board: Any, block: np.ndarray) -> np.ndarray:
         if board is None or (hasattr(board, "__len__") and len(board) == 0):
             return block
-        result = board.process(block, self._sample_rate, buffer_size=block.shape[1], reset=False)
+        result: np.ndarray = board.process(block, self._sample_rate, buffer_size=block.shape[1], reset=False)
         missing = block.shape[1] - result.shape[1]
         if missing > 0:  # latency not yet filled: silence first, so the device gets a whole block
             padded = np.zeros_like(block)
             padded[:, missing:] = result
             return padded
-        result: np.ndarray = result
         return result
 
     @property
@@ -924,25 +927,32 @@ class AudioStream(metaclass=_StreamMeta):
         return frames / self._sample_rate
 
     # class-level device lists, readable from instances too (the metaclass serves AudioStream.xxx)
-    @property
-    def input_device_names(self) -> list[str]:
-        """The names of the capture devices found on this system."""
-        return type(self).input_device_names  # type: ignore[no-any-return]
+    if TYPE_CHECKING:  # to a type checker, the same values on the class and on an instance
+        input_device_names: ClassVar[list[str]]
+        output_device_names: ClassVar[list[str]]
+        default_input_device_name: ClassVar[str | None]
+        default_output_device_name: ClassVar[str | None]
+    else:
 
-    @property
-    def output_device_names(self) -> list[str]:
-        """The names of the playback devices found on this system."""
-        return type(self).output_device_names  # type: ignore[no-any-return]
+        @property
+        def input_device_names(self) -> list[str]:
+            """The names of the capture devices found on this system."""
+            return type(self).input_device_names
 
-    @property
-    def default_input_device_name(self) -> str | None:
-        """The system's default capture device, or None if there is none."""
-        return type(self).default_input_device_name  # type: ignore[no-any-return]
+        @property
+        def output_device_names(self) -> list[str]:
+            """The names of the playback devices found on this system."""
+            return type(self).output_device_names
 
-    @property
-    def default_output_device_name(self) -> str | None:
-        """The system's default playback device, or None if there is none."""
-        return type(self).default_output_device_name  # type: ignore[no-any-return]
+        @property
+        def default_input_device_name(self) -> str | None:
+            """The system's default capture device, or None if there is none."""
+            return type(self).default_input_device_name
+
+        @property
+        def default_output_device_name(self) -> str | None:
+            """The system's default playback device, or None if there is none."""
+            return type(self).default_output_device_name
 
     def __repr__(self) -> str:
         parts = []
@@ -958,17 +968,23 @@ class AudioStream(metaclass=_StreamMeta):
 
 
 # ------------------------------------------------------------------ file helpers (the CLI's record / play)
-@contextlib.contextmanager
-def _reader(path: str | os.PathLike[str]) -> Iterator[Any]:
+def _audio_file() -> type[AudioFile] | None:
+    """stompbox.io.AudioFile, or None where it cannot be imported (then soundfile reads and writes)."""
     try:
         from ..io import AudioFile
     except ImportError:
-        AudioFile = None  # noqa: N806
+        return None
+    return AudioFile
+
+
+@contextlib.contextmanager
+def _reader(path: str | os.PathLike[str]) -> Iterator[Any]:
+    audio_file = _audio_file()
     if hasattr(path, "read") and hasattr(path, "samplerate"):  # an open reader (the caller closes it)
         yield path
         return
-    if AudioFile is not None:
-        with AudioFile(path if hasattr(path, "read") else str(path)) as f:
+    if audio_file is not None:
+        with audio_file(path if hasattr(path, "read") else str(path)) as f:
             yield f
         return
     import soundfile
@@ -995,13 +1011,10 @@ def _reader(path: str | os.PathLike[str]) -> Iterator[Any]:
 def _writer(
     path: str | os.PathLike[str], sample_rate: float, channels: int, bit_depth: int = 16, format: str | None = None
 ) -> Iterator[Any]:
-    try:
-        from ..io import AudioFile
-    except ImportError:
-        AudioFile = None  # noqa: N806
-    if AudioFile is not None:
+    audio_file = _audio_file()
+    if audio_file is not None:
         target = path if hasattr(path, "write") else str(path)
-        with AudioFile(target, "w", sample_rate, channels, bit_depth=bit_depth, format=format) as f:
+        with audio_file(target, "w", sample_rate, channels, bit_depth=bit_depth, format=format) as f:
             yield f
         return
     import soundfile

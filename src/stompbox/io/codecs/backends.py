@@ -19,13 +19,14 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from types import FrameType
 from typing import Any
 
 import numpy as np
 
 from ..errors import AudioFileError, AudioWriteError, CorruptAudioError, TruncatedAudioWarning, UnsupportedFormatError
 from .channel_order import ffmpeg_layout, from_vorbis, is_vorbis_order, sndfile_layout, to_vorbis
-from .ogg_pages import MAX_PAGE, OggSerialRewriter, last_page_span
+from .ogg_pages import MAX_PAGE, EndedView, OggSerialRewriter, last_page_span
 
 PCM_DTYPES = {
     "PCM_S8": "int8", "PCM_U8": "int8", "PCM_16": "int16", "PCM_24": "int24", "PCM_32": "int32",
@@ -251,6 +252,9 @@ class _TrailingJunk(Exception):
 
 class SoundfileDecoder(Decoder):
     """libsndfile through soundfile."""
+
+    #: a view of a path that was opened for this decoder alone, closed with it (set by codec_choice when it is)
+    _owned_source: EndedView
 
     def __init__(self, source: Any, name: str, quiet: bool = True) -> None:
         import soundfile as sf
@@ -540,7 +544,7 @@ class SoundfileDecoder(Decoder):
     def _reopen(self, frame: int) -> None:
         """A fresh libsndfile handle, at ``frame``."""
         self._file.close()
-        source = self._path
+        source: str | _WriteErrorTrap | None = self._path
         if source is None:
             self._trap._file.seek(0)  # type: ignore[union-attr]
             source = self._trap
@@ -869,7 +873,9 @@ class AvDecoder(Decoder):
         # Integer PCM and lossless codecs decode to integers: scale them as libsndfile-read files are scaled.
         self.file_dtype, self._sample_format = self._integer_format(stream.codec_context)
         self._scale = READ_SCALE.get(self.file_dtype)
-        self._start_seconds = float(stream.start_time * stream.time_base) if stream.start_time else 0.0
+        time_base = stream.time_base
+        assert time_base is not None  # (an audio stream's is set)
+        self._start_seconds = float(stream.start_time * time_base) if stream.start_time else 0.0
         self._declared: int | None = None  # a length the container's header states, in milliseconds
         self._last_stamp: int | None = None  # where the last decoded frame ends by its timestamp
         self.frames, self.exact = self._length()
@@ -1108,7 +1114,9 @@ class AvDecoder(Decoder):
             self._container = self._av.open(self._source, "r")
             self._stream = stream = self._container.streams.audio[0]
             if target_seconds > 0:
-                timestamp = int((target_seconds + self._start_seconds) / float(stream.time_base))
+                time_base = stream.time_base
+                assert time_base is not None  # (an audio stream's is set)
+                timestamp = int((target_seconds + self._start_seconds) / float(time_base))
                 self._container.seek(timestamp, backward=True, any_frame=False, stream=stream)
         except self._av.error.FFmpegError as exc:
             raise CorruptAudioError(f"Could not seek in the audio data: {exc}") from exc
@@ -1145,7 +1153,7 @@ def _caller_level() -> int:
     """The ``stacklevel`` of the first caller outside stompbox (the user's line that opened or read the file)."""
     import sys
 
-    frame = sys._getframe(2)  # warn_truncated's caller
+    frame: FrameType | None = sys._getframe(2)  # warn_truncated's caller
     level = 2
     while frame is not None and frame.f_globals.get("__name__", "").startswith("stompbox"):
         frame = frame.f_back
