@@ -401,11 +401,13 @@ class _Dynamics(Plugin, block_invariant=True):
 
     @property
     def _env(self) -> np.ndarray:
-        return self._state[0]
+        result: np.ndarray = self._state[0]
+        return result
 
     @property
     def _rms(self) -> np.ndarray:
-        return self._state[1]
+        result: np.ndarray = self._state[1]
+        return result
 
     def _step_args(self) -> tuple[np.ndarray, ...]:
         return (self._state, self._coef, self._ratio, self._wide)
