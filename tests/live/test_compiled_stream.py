@@ -165,3 +165,17 @@ def test_a_failing_python_plugin_ends_the_stream_with_its_error(pulse):
     with pytest.raises(AudioDeviceError, match="broken on purpose"):
         with stream:
             stream.write(tone(1.0), RATE)
+
+
+def test_a_live_board_of_built_in_effects_runs_compiled_and_stays_describable(pulse):
+    """Distortion -> Delay -> Reverb compile into one plan (no warning); the plugins keep their repr and their
+    dict form while a stream runs them (a plan's arrays must not shadow the plugin's own attributes)."""
+    board = stompbox.Pedalboard([stompbox.Distortion(), stompbox.Delay(), stompbox.Reverb()])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LiveAudioWarning)
+        stream = AudioStream(output_device_name="SinkB", plugins=board, sample_rate=RATE, buffer_size=256)
+    with stream:
+        stream.write(tone(0.3), RATE)
+        assert stream._ctl[N.W_PLAN_CALLS] > 0 and active_plan(stream).plugins  # the compiled plan ran
+        assert stream.output_underrun_frame_count == 0
+    assert "Delay" in repr(board) and board.to_dict()

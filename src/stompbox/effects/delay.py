@@ -134,7 +134,7 @@ class Delay(Plugin, block_invariant=True, whole_call=True):
         self._channels = num_channels
         self._buffers = np.zeros((num_channels, 0), np.float32)
         self._pos = np.zeros(1, np.int64)  # the ring's write position
-        self._params = np.zeros(4)  # [delay in samples, feedback, dry, wet], written in place by _update
+        self._settings = np.zeros(4)  # [delay in samples, feedback, dry, wet], written in place by _update
 
     def _reset_state(self) -> None:
         self._buffers[:] = 0.0
@@ -149,7 +149,7 @@ class Delay(Plugin, block_invariant=True, whole_call=True):
         self._dry = float(np.float32(1.0) - mix)
         if self._delay >= self._buffers.shape[1]:
             self._grow(self._delay + 1)
-        self._params[:] = (self._delay, self._feedback, self._dry, self._wet)
+        self._settings[:] = (self._delay, self._feedback, self._dry, self._wet)
 
     def _grow(self, needed: int) -> None:
         """Enlarge the ring to a power of two >= ``needed``, keeping the most recent history in order."""
@@ -176,10 +176,10 @@ class Delay(Plugin, block_invariant=True, whole_call=True):
         return float(self.delay_seconds) * repeats
 
     def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
-        return None if self._automation else [PlanStep(_delay_kernel, (self._buffers, self._pos, self._params))]
+        return None if self._automation else [PlanStep(_delay_kernel, (self._buffers, self._pos, self._settings))]
 
     def _process(self, block: np.ndarray) -> np.ndarray:
-        _delay_kernel(block, self._buffers, self._pos, self._params)
+        _delay_kernel(block, self._buffers, self._pos, self._settings)
         return block
 
     def _process_automated(self, block: np.ndarray, curves: dict[str, np.ndarray]) -> np.ndarray:
