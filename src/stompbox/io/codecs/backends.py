@@ -231,6 +231,20 @@ def quiet_stderr() -> Iterator[None]:
                 _saved_stderr = None
 
 
+_NATIVE: dict[str, tuple[Any, Any, str, Any]] = {}  # dtype -> libsndfile's sf_readf_* and what calling it takes
+
+
+def _native_reader(sf: Any, dtype: str) -> tuple[Any, Any, str, Any] | None:
+    """``(sf_readf_<type>, ffi.cast, "<type> *", sf_error)`` of soundfile's libsndfile binding for ``dtype``
+    (looked up once), or None for a soundfile without one."""
+    native, ffi = getattr(sf, "_snd", None), getattr(sf, "_ffi", None)
+    if native is None or ffi is None:
+        return None
+    ctype = CTYPES[dtype]
+    found = _NATIVE[dtype] = (getattr(native, f"sf_readf_{ctype}"), ffi.cast, f"{ctype} *", native.sf_error)
+    return found
+
+
 class _TrailingJunk(Exception):
     """libsndfile's MP3 decoder failed after the start of the stream (see :meth:`SoundfileDecoder._read_to_junk`)."""
 
@@ -380,18 +394,20 @@ class SoundfileDecoder(Decoder):
         """
         sf = self._sf
         file = self._file if file is None else file
-        native = getattr(sf, "_snd", None)
-        if native is None or not hasattr(sf, "_ffi"):  # another soundfile: its public read
-            data = file.read(n, dtype=dtype, always_2d=True)
-            return from_vorbis(data) if self._vorbis_order else data
+        native = _NATIVE.get(dtype)
+        if native is None:
+            native = _native_reader(sf, dtype)
+            if native is None:  # another soundfile: its public read
+                data = file.read(n, dtype=dtype, always_2d=True)
+                return from_vorbis(data) if self._vorbis_order else data
         file._check_if_closed()
         out = np.empty((n, self.num_channels), dtype)
         if n == 0:
             return out
-        ctype = CTYPES[dtype]
+        readf, cast, pointer, error = native
         handle = file._file
-        got = getattr(native, f"sf_readf_{ctype}")(handle, sf._ffi.cast(f"{ctype} *", out.ctypes.data), n)
-        code = native.sf_error(handle)
+        got = readf(handle, cast(pointer, out.ctypes.data), n)
+        code = error(handle)
         if code and self.format_name == "MP3" and file is self._file and self.position:
             raise _TrailingJunk(code)
         if code:

@@ -20,12 +20,14 @@ import os
 import struct
 import sys
 import threading
+import time
 from typing import Any
 
 import numpy as np
 
 from ..._base import jit
 from ..helper_thread import helper
+from . import backends
 from .backends import PCM_READ_SCALE, Decoder, SoundfileDecoder, plain_io, read_ahead
 
 # libsndfile subtype -> (WAVE format tag, bits per sample, NumPy dtype of a stored sample; None for 24-bit)
@@ -313,10 +315,21 @@ class PcmWavDecoder(Decoder):
 
         A long read with the NumPy conversion (which is memory-bound, about 2.5 times slower than the compiled
         one) from a path or a BytesIO (read at explicit offsets, so two threads can) decodes its second half on
-        a helper thread: NumPy and ``preadv`` release the GIL."""
+        a helper thread: NumPy and ``preadv`` release the GIL, while that pays (:class:`backends.TwoThreadPayoff`:
+        not when the second core is busy with other work, or the process may use one CPU only)."""
         n = out.shape[1]
         if n < 2 * PARALLEL_FRAMES or self._file is not None or self._kernels is not None or _use_kernels():
             return self._decode_range(out, frame, self._scratch)
+        kind = ("WAV", self.subtype, self.num_channels)
+        two = backends.TWO_THREADS.choose(kind)
+        began = time.perf_counter()
+        done = self._decode_halves(out, frame) if two else self._decode_range(out, frame, self._scratch)
+        backends.TWO_THREADS.record(kind, two, time.perf_counter() - began, done)
+        return done
+
+    def _decode_halves(self, out: np.ndarray, frame: int) -> int:
+        """:meth:`_decode_into` with the second half decoded on the helper thread."""
+        n = out.shape[1]
         half = n // 2
         second = helper().submit(
             self._decode_range, out[:, half:], frame + half, np.empty_like(self._scratch), alone=False
