@@ -27,7 +27,7 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
     def _block_invariant(self) -> bool:  # type: ignore[override]
         """A container is block-invariant when all its children are."""
         runner = self._runner
-        if runner is not None and runner.compiled and runner.epoch == Plugin._plan_epoch:
+        if runner is not None and runner.compiled and runner.epoch == plans.epoch():
             return True  # built-in effects only (what has plan steps is block-invariant)
         return all(child._block_invariant for child in self._children())
 
@@ -35,13 +35,13 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
         """The latency remembered by a current plan of built-in effects only (whose latency changes only with a
         parameter or the format, both of which make the plan stale), else ``None``."""
         runner = self._runner
-        if runner is not None and runner.compiled and runner.epoch == Plugin._plan_epoch:
+        if runner is not None and runner.compiled and runner.epoch == plans.epoch():
             return runner.latency
         return None
 
     def _remember_latency(self, latency: int) -> int:
         runner = self._runner
-        if runner is not None and runner.compiled and runner.epoch == Plugin._plan_epoch:
+        if runner is not None and runner.compiled and runner.epoch == plans.epoch():
             runner.latency = latency
         return latency
 
@@ -222,7 +222,7 @@ class Chain(PluginContainer):
         runner = self._runner
         if (
             runner is not None
-            and runner.epoch == Plugin._plan_epoch
+            and runner.epoch == plans.epoch()
             and block.shape[1] <= runner.max_frames
             and plans.ENABLED
         ):
@@ -320,7 +320,9 @@ class Mix(PluginContainer):
             if i:
                 steps.append(PlanStep(kernels.mix_restore, (saved,)))
             if child is not None:
-                steps += next(found)  # type: ignore[operator]
+                child_steps = next(found)
+                assert child_steps is not None  # (a Mix combines its children's steps when every child has some)
+                steps += child_steps
             steps.append(PlanStep(kernels.mix_add, (total, first if i == 0 else later)))
         steps.append(PlanStep(kernels.mix_take, (total,)))
         return steps
@@ -336,7 +338,7 @@ class Mix(PluginContainer):
         children = self._children()
         runner = self._plan_runner(block.shape[1])
         if runner is not None:
-            if runner.epoch != Plugin._plan_epoch or block.shape[1] > runner.max_frames:
+            if runner.epoch != plans.epoch() or block.shape[1] > runner.max_frames:
                 runner.build(children, block.shape[1], combine=self._combine, container=self)
             if not runner.python:
                 if not block.flags.c_contiguous:

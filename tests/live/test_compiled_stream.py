@@ -151,6 +151,11 @@ def test_the_housekeeping_thread_resets_plugins_whose_output_was_not_finite(puls
         while gain.resets == before and time.monotonic() < deadline:
             time.sleep(0.005)
         assert gain.resets == before + 1 and stream._ctl[N.W_MASK] == 0
+        # the plugins' clocks follow what the plan ran (automation set later starts at the stream's position)
+        deadline = time.monotonic() + 5
+        while gain._clock == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert 0 < gain._clock <= stream._ctl[N.W_PLAN_FRAMES]
 
 
 def test_a_failing_python_plugin_ends_the_stream_with_its_error(pulse):

@@ -25,6 +25,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 #: A scalar argument of a kernel: a Python number or a NumPy scalar. Kernels are compiled per argument type, so a
 #: float32 scalar (``np.float32(x)``) is passed as one on purpose: the kernel then computes in single precision.
 Number: TypeAlias = "float | np.floating[Any]"
+#: An integer argument or result of a kernel: a Python int or a NumPy integer (an int64 ring position, say).
+Integer: TypeAlias = "int | np.integer[Any]"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 

@@ -14,36 +14,38 @@ from .._base.jit import kernel
 
 
 @intrinsic
-def address_as_pointer(typingctx, address, dtype):  # pragma: no cover - compiled
+def address_as_pointer(typingctx: Any, address: Any, dtype: Any) -> Any:  # pragma: no cover - compiled
     """``address`` (an int64) as a pointer to ``dtype`` values (a NumPy scalar type such as ``np.float32``)."""
     target = dtype.instance_type if isinstance(dtype, types.NumberClass) else dtype.dtype
     pointer = types.CPointer(target)
     sig = pointer(address, dtype)
 
-    def codegen(context, builder, signature, args):
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         return builder.inttoptr(args[0], context.get_value_type(pointer))
 
     return sig, codegen
 
 
 @intrinsic
-def pointer_as_address(typingctx, pointer):  # pragma: no cover - compiled
+def pointer_as_address(typingctx: Any, pointer: Any) -> Any:  # pragma: no cover - compiled
     """A pointer as an int64 address."""
     sig = types.int64(pointer)
 
-    def codegen(context, builder, signature, args):
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         return builder.ptrtoint(args[0], context.get_value_type(types.int64))
 
     return sig, codegen
 
 
 @intrinsic
-def call_step(typingctx, function, block, rows, n, args):  # pragma: no cover - compiled
+def call_step(
+    typingctx: Any, function: Any, block: Any, rows: Any, n: Any, args: Any
+) -> Any:  # pragma: no cover - compiled
     """Call the step entry point at address ``function``: ``void step(int64 block, int64 rows, int64 n,
     int64 args)`` (all addresses and counts as int64)."""
     sig = types.void(types.int64, types.int64, types.int64, types.int64, types.int64)
 
-    def codegen(context, builder, signature, values):
+    def codegen(context: Any, builder: Any, signature: Any, values: Any) -> Any:
         i64 = context.get_value_type(types.int64)
         fnty = ir.FunctionType(ir.VoidType(), [i64, i64, i64, i64])
         target = builder.inttoptr(values[0], fnty.as_pointer())
@@ -54,7 +56,7 @@ def call_step(typingctx, function, block, rows, n, args):  # pragma: no cover - 
 
 
 @kernel
-def nonfinite(block):  # pragma: no cover - compiled
+def nonfinite(block: np.ndarray) -> bool:  # pragma: no cover - compiled
     """Whether a float32 ``(channels, n)`` block holds a NaN or an infinity (one pass over the exponent bits)."""
     top = np.uint32(0)
     for c in range(block.shape[0]):
@@ -71,7 +73,7 @@ STEP_WORDS = 5
 
 
 @kernel
-def run_plan(block, channels, n, table):  # pragma: no cover - compiled
+def run_plan(block: int, channels: int, n: int, table: int) -> int:  # pragma: no cover - compiled
     """Run the steps of a plan ``table`` (int64 words, see ``HEADER``) on the float32 block at address ``block``
     (``channels`` rows of ``n`` samples, planar); return the bit mask of the checks that found non-finite
     output."""
@@ -95,7 +97,7 @@ def run_plan(block, channels, n, table):  # pragma: no cover - compiled
 
 
 @kernel
-def run_arrays(block, table):  # pragma: no cover - compiled
+def run_arrays(block: np.ndarray, table: np.ndarray) -> int:  # pragma: no cover - compiled
     """:func:`run_plan` on a C-contiguous float32 ``(channels, n)`` array and an int64 table array."""
     return run_plan(block.ctypes.data, block.shape[0], block.shape[1], table.ctypes.data)
 
@@ -106,7 +108,7 @@ STEP_SIGNATURE = types.void(types.int64, types.int64, types.int64, types.int64)
 _entry: Any = None
 
 
-def _run_entry(block, channels, n, table):  # pragma: no cover - compiled
+def _run_entry(block: Any, channels: int, n: int, table: Any) -> int:  # pragma: no cover - compiled
     return run_plan(pointer_as_address(block), channels, n, pointer_as_address(table))
 
 
@@ -143,7 +145,7 @@ def plan_entry() -> Any:
 
 # ------------------------------------------------------------------ the steps of a Mix (see board.Mix)
 @kernel
-def mix_save(block, saved):  # pragma: no cover - compiled
+def mix_save(block: np.ndarray, saved: np.ndarray) -> None:  # pragma: no cover - compiled
     """Keep the input of a Mix: ``saved[:, :n] = block``."""
     channels, n = block.shape
     for c in range(channels):
@@ -152,7 +154,7 @@ def mix_save(block, saved):  # pragma: no cover - compiled
 
 
 @kernel
-def mix_restore(block, saved):  # pragma: no cover - compiled
+def mix_restore(block: np.ndarray, saved: np.ndarray) -> None:  # pragma: no cover - compiled
     """Start the next branch on the input: ``block = saved[:, :n]``."""
     channels, n = block.shape
     for c in range(channels):
@@ -161,7 +163,7 @@ def mix_restore(block, saved):  # pragma: no cover - compiled
 
 
 @kernel
-def mix_add(block, total, first):  # pragma: no cover - compiled
+def mix_add(block: np.ndarray, total: np.ndarray, first: np.ndarray) -> None:  # pragma: no cover - compiled
     """Sum a branch's output: ``total[:, :n] = block`` for the first branch (``first[0]`` set), else ``+=``."""
     channels, n = block.shape
     if first[0]:
@@ -175,7 +177,7 @@ def mix_add(block, total, first):  # pragma: no cover - compiled
 
 
 @kernel
-def mix_take(block, total):  # pragma: no cover - compiled
+def mix_take(block: np.ndarray, total: np.ndarray) -> None:  # pragma: no cover - compiled
     """The Mix's output: ``block = total[:, :n]``."""
     channels, n = block.shape
     for c in range(channels):
@@ -184,7 +186,7 @@ def mix_take(block, total):  # pragma: no cover - compiled
 
 
 @kernel
-def mix_silence(block):  # pragma: no cover - compiled
+def mix_silence(block: np.ndarray) -> None:  # pragma: no cover - compiled
     """An empty Mix outputs silence."""
     channels, n = block.shape
     for c in range(channels):

@@ -21,10 +21,12 @@ plugin (format set, ``_update`` done) and returns ``None`` when the plugin canno
   clone): the plan advances its ``_clock`` after a block and calls its ``_reset_state()`` when its output (the
   step's rows after the owner's last step) was not finite. Containers fill it in for their children's steps.
   Owners of plans call ``_begin_step()`` on the plugins of the board's tree (``_iter_tree``) when a parameter
-  changed (``Plugin._plan_epoch`` moved), before taking their steps again; a plugin whose steps belong to other
-  plugins (pair clones) brings those up to date in its own ``_begin_step`` (PairedChannels syncs its clones there).
-- Anything that changes whether or how a plugin runs in a plan must move ``Plugin._plan_epoch``: parameter
-  changes do (``_request_update``), so do ``_plan_changed()``, a new format, a changed board and a new sidechain.
+  changed (the plan epoch moved, see :func:`move_epoch`), before taking their steps again; a plugin whose steps
+  belong to other plugins (pair clones) brings those up to date in its own ``_begin_step`` (PairedChannels syncs
+  its clones and updates them there).
+- Anything that changes whether or how a plugin runs in a plan must move the plan epoch (:func:`move_epoch`):
+  parameter changes do (``_request_update``), so do ``_plan_changed()``, a new format, a changed board and a new
+  sidechain.
 
 The plan
 --------
@@ -45,11 +47,29 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from .plugin import Plugin
+if TYPE_CHECKING:
+    from .plugin import Plugin
+
+#: The plan clock: it moves whenever anything changes whether or how a plugin runs in a plan (parameter changes,
+#: replaced arrays, formats, board edits, sidechains: see :func:`move_epoch`); a runner built at one epoch is
+#: current until it moves.
+_epoch = 0
+
+
+def epoch() -> int:
+    """The current plan epoch (see :func:`move_epoch`)."""
+    return _epoch
+
+
+def move_epoch() -> None:
+    """Mark every compiled plan as possibly stale: runners rebuild (cheaply, without compiling) before their next
+    block."""
+    global _epoch
+    _epoch += 1
 
 
 class PlanStep(NamedTuple):
@@ -170,7 +190,7 @@ def _stamp(module: str) -> str:
     return f"{module} {stamp} numba {numba.__version__}"
 
 
-_entries: dict[tuple, Any] = {}
+_entries: dict[tuple[Any, ...], Any] = {}
 
 
 def _entry_address(kernel: Any, args: tuple[np.ndarray, ...]) -> int:
@@ -431,9 +451,9 @@ class ChainRunner:
     """Runs a chain's children in compiled segments (consecutive children that all have plan steps) and the
     others through their own ``_step`` in Python. Built and kept by a container; call :meth:`process` per block.
 
-    It is current while ``Plugin._plan_epoch`` has not moved (a parameter change, a replaced array, a new format
-    or a changed board anywhere moves it) and blocks fit ``max_frames``; then the per-block cost is one compiled
-    call per segment and the clocks.
+    It is current while the plan epoch (:func:`move_epoch`) has not moved (a parameter change, a replaced array, a
+    new format or a changed board anywhere moves it) and blocks fit ``max_frames``; then the per-block cost is one
+    compiled call per segment and the clocks.
     """
 
     def __init__(self) -> None:
@@ -478,9 +498,9 @@ class ChainRunner:
                     program.append(segment)
             else:
                 run: list[tuple[Plugin, list[PlanStep]]] = []
-                for child, steps in [*zip(children, per_child, strict=True), (None, None)]:
-                    if steps is not None and child is not None:
-                        run.append((child, steps))
+                for member, steps in [*zip(children, per_child, strict=True), (None, None)]:
+                    if steps is not None and member is not None:
+                        run.append((member, steps))
                         continue
                     if run:
                         flat = [step for _, child_steps in run for step in child_steps]
@@ -488,8 +508,8 @@ class ChainRunner:
                         previous = old.pop(0) if old else None
                         program.append(refresh_segment(previous, flat, covered, max_frames))
                         run = []
-                    if child is not None:
-                        program.append(child)
+                    if member is not None:
+                        program.append(member)
         except _TooManyOwners:
             program = list(children)
             self.python = combine is not None
@@ -498,12 +518,12 @@ class ChainRunner:
         self.compiled = not self.python and all(type(item) is Segment for item in program)
         self.latency = None
         self.max_frames = max_frames
-        self.epoch = Plugin._plan_epoch
+        self.epoch = _epoch
 
     def process(self, block: np.ndarray, children: list[Plugin]) -> np.ndarray:
         """Run ``block`` through the children in series (rebuilding the plan first if anything changed)."""
         n = block.shape[1]
-        if self.epoch != Plugin._plan_epoch or n > self.max_frames:
+        if self.epoch != _epoch or n > self.max_frames:
             self.build(children, n)
         return self.run(block)
 

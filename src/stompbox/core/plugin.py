@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from .._base import limits
+from . import plan as plans
 from . import registry
 from . import traits as traits_module
 from .automation import Automation
@@ -41,6 +42,9 @@ from .traits import Traits
 
 if TYPE_CHECKING:
     from .plan import PlanStep
+
+#: the hooks that say what a block does: a class overriding one without giving its own plan steps runs in Python
+_PROCESSING_HOOKS = ("_process", "_step", "_map")
 
 DUPLICATE_ERROR = (
     "The same plugin instance is being used multiple times in the same chain of plugins, which would cause "
@@ -130,6 +134,8 @@ class Plugin:
     #: :meth:`_map`: a call without automation then runs as one pass from the caller's array into the output
     #: (no staging blocks, one GIL release), which is what lets memory-bound effects scale across threads
     _pointwise: ClassVar[bool] = False
+    #: the compiled plan of the plugin alone, for calls of one block (see :meth:`_solo_step`)
+    _solo_runner: plans.ChainRunner | None = None
     #: the checked plugin tree and the tree epoch it was made in (see :meth:`_locked_tree`)
     _tree_cache: tuple[int, list[Plugin]] | None = None
     #: what the last call's checks established, for the next call of the same stream to skip them: the sample
@@ -175,6 +181,15 @@ class Plugin:
                     f"{cls.__name__} declares per-sample automation of {', '.join(sorted(cls._native_automation))} "
                     "but does not implement _process_automated."
                 )
+        if (
+            "_plan_steps" not in vars(cls)
+            and any(hook in vars(cls) for hook in _PROCESSING_HOOKS)
+            and any(not base._abstract for base in cls.__mro__[1:] if issubclass(base, Plugin))
+        ):
+            # a subclass of a working plugin that changes what a block does (a user's Gain overriding _process)
+            # must run that code: the plan steps it inherits would compile its parent's kernels instead, so it
+            # runs in Python
+            cls._plan_steps = Plugin._plan_steps  # type: ignore[method-assign]
         registry.record(cls)
 
     def __init__(self, *args: Any, **params: Any) -> None:
@@ -263,7 +278,7 @@ class Plugin:
     def _request_update(self) -> None:
         """Have ``_update`` recompute derived values before the next block."""
         self._dirty = True
-        Plugin._plan_epoch += 1  # compiled plans over this plugin bring it up to date before their next block
+        plans.move_epoch()  # compiled plans over this plugin bring it up to date before their next block
         listener = self._update_listener
         if listener is not None:
             listener(self)
@@ -290,9 +305,7 @@ class Plugin:
     # ------------------------------------------------------------------ compiled plans (see core/plan.py)
     #: bumped by :meth:`_plan_changed`; owners of plans rebuild their table when a plugin's generation moved
     _plan_generation: int = 0
-    #: bumped with every plugin's generation and every parameter change: owners of compiled plans look at their
-    #: plugins again only when it moved
-    _plan_epoch: ClassVar[int] = 0
+    # (the plan epoch, which moves with every plugin's generation and every parameter change, is core/plan.py's)
 
     def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
         """The compiled steps of this plugin's ``_process`` for blocks of at most ``max_frames`` frames (see
@@ -302,7 +315,7 @@ class Plugin:
     def _plan_changed(self) -> None:
         """Say that an array a plan step refers to was replaced (plans over this plugin rebuild their table)."""
         self._plan_generation += 1
-        Plugin._plan_epoch += 1
+        plans.move_epoch()
 
     # ------------------------------------------------------------------ public properties
     @property
@@ -368,6 +381,22 @@ class Plugin:
         out = self._process(block) if not self._automation else self._step_automated(block)
         self._end_step(out, block.shape[1])
         return out
+
+    def _solo_step(self, block: np.ndarray) -> np.ndarray:
+        """:meth:`_step` for a call's single block, through the plugin's compiled plan when it has one: its
+        kernels and the non-finite check in one compiled call (what a stream of small blocks pays per call)."""
+        runner = self._solo_runner
+        if runner is not None and runner.epoch == plans.epoch() and block.shape[1] <= runner.max_frames:
+            return runner.run(block)
+        if (
+            type(self)._plan_steps is Plugin._plan_steps
+            or self._children()  # (containers run their children's plans themselves)
+            or block.shape[1] > plans.MAX_PLAN_FRAMES
+            or not plans.ENABLED
+        ):
+            return self._step(block)
+        runner = self._solo_runner = plans.ChainRunner()
+        return runner.process(block, [self])
 
     def _begin_step(self) -> None:
         """Bring coefficients up to date before a block (parameters changed since the last one)."""
@@ -638,7 +667,7 @@ class Plugin:
                 output = np.zeros((channels, total), np.float32)
                 output[:, :frames] = audio
             if total:
-                result = self._step(output)
+                result = self._solo_step(output)
                 if result is not output:
                     if result.shape == output.shape:
                         output[...] = result
@@ -699,6 +728,7 @@ class Plugin:
         state.pop("_lock", None)
         state.pop("_update_listener", None)  # a live stream's, not part of the plugin
         state.pop("_tree_cache", None)
+        state.pop("_solo_runner", None)  # compiled code: a copy builds its own
         state.pop("_accepted", None)
         return state
 
@@ -800,9 +830,11 @@ class PairedChannels(Plugin):
     def _begin_step(self) -> None:
         if self._pairs is None:
             super()._begin_step()
-        elif self._dirty:  # the clones follow the parameters (a plan then brings each clone up to date)
+        elif self._dirty:  # the clones follow the parameters, and are brought up to date now: a compiled plan
+            # runs their kernels without calling their own _begin_step
             for clone in self._pairs:
                 self._sync(clone)
+                clone._begin_step()
             self._dirty = False
 
     def _step(self, block: np.ndarray) -> np.ndarray:

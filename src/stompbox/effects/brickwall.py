@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.jit import Number, kernel
+from ..core.jit import Integer, Number, kernel
 from ..core.params import Param
 from ..core.plan import PlanStep
 from ..core.plugin import Plugin
@@ -76,13 +76,13 @@ def _upsample2(
 def _limit(
     block: np.ndarray,
     ring: np.ndarray,
-    pos: int,
+    pos: Integer,
     peaks: np.ndarray,
     use_peaks: bool,
     state: np.ndarray,
     ceiling: Number,
     release: Number,
-) -> int:  # pragma: no cover - compiled
+) -> Integer:  # pragma: no cover - compiled
     """Stereo-linked lookahead limiting, in place; returns the new ring position.
 
     The input goes through a delay line of ``ring.shape[1]`` samples (the lookahead). Each sample's peak (the
@@ -168,7 +168,7 @@ def _brickwall_kernel(
     n = block.shape[1]
     ceiling = coef[0]
     release = coef[1]
-    pos = np.int64(state[2])
+    pos: Integer = np.int64(state[2])
     if coef[2] == 0.0:
         pos = _limit(block, ring, pos, peaks, False, state, ceiling, release)
     else:  # (a true-peak limiter; the sample-peak one's step is _sample_peak_kernel, with fewer arguments)

@@ -71,7 +71,9 @@ class _MP3Decoder:
         import av
 
         self._av = av
-        self._codec = av.CodecContext.create("mp3float", "r")
+        codec = av.CodecContext.create("mp3float", "r")
+        assert isinstance(codec, av.AudioCodecContext)  # (a decoder of audio)
+        self._codec = codec
         self._channels = channels
         self._pending = bytearray()  # bytes of a frame not complete yet
 
@@ -97,7 +99,7 @@ class _MP3Decoder:
         for frame in frames:  # planar float32 (FFmpeg's float decoder): each plane is one channel
             count = frame.samples
             for channel, plane in enumerate(frame.planes):
-                out[channel, at : at + count] = np.frombuffer(plane, np.float32, count)
+                out[channel, at : at + count] = np.frombuffer(memoryview(plane), np.float32, count)
             at += count
         return out
 

@@ -426,11 +426,13 @@ class _Dynamics(Plugin, block_invariant=True):
 
     @property
     def _env(self) -> np.ndarray:
-        return self._state[0]
+        result: np.ndarray = self._state[0]
+        return result
 
     @property
     def _rms(self) -> np.ndarray:
-        return self._state[1]
+        result: np.ndarray = self._state[1]
+        return result
 
     def _reset_state(self) -> None:
         self._mem[_STATE:] = 0.0

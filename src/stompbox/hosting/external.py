@@ -356,20 +356,21 @@ class AudioProcessorParameter:
         return 1.0 if new_value else 0.0
 
     # ------------------------------------------------------------------ moving between processes
-    def export(self) -> tuple[type, dict[str, Any]]:
+    def export(self) -> tuple[type[AudioProcessorParameter], dict[str, Any]]:
         """Everything this parameter inferred, without its plugin (picklable; see :meth:`rebind`)."""
         state = {k: v for k, v in self.__dict__.items() if k != "_plugin"}
         return type(self), state
 
     @staticmethod
-    def rebind(exported: tuple[type, dict[str, Any]], plugin: ParameterAccess) -> AudioProcessorParameter:
+    def rebind(
+        exported: tuple[type[AudioProcessorParameter], dict[str, Any]], plugin: ParameterAccess
+    ) -> AudioProcessorParameter:
         """A parameter from :meth:`export`'s output that talks to ``plugin`` (no re-scan of its values)."""
         cls, state = exported
         obj = cls.__new__(cls)
         obj.__dict__.update(state)
         obj._plugin = weakref.proxy(plugin)
-        result: AudioProcessorParameter = obj
-        return result
+        return obj
 
     def __repr__(self) -> str:
         head = f'<stompbox.AudioProcessorParameter name="{self.name}"'
@@ -414,7 +415,7 @@ class WrappedBool:
 
 
 def _with_parameter(base: type) -> type:
-    class WithParameter(base):  # type: ignore[misc, valid-type]
+    class WithParameter(base):  # type: ignore[misc]
         """A value that also exposes its parameter's attributes (``plugin.gain_db.range``)."""
 
         def __new__(cls, value: Any, parameter: AudioProcessorParameter) -> Any:
@@ -444,7 +445,7 @@ BooleanWithParameter = _with_parameter(WrappedBool)
 BooleanWithParameter.__name__ = BooleanWithParameter.__qualname__ = "BooleanWithParameter"
 
 
-class ReadOnlyDict(dict):
+class ReadOnlyDict(dict[str, Any]):
     """The ``parameters`` mapping: assigning into it raises ``TypeError`` (set the attribute instead)."""
 
     def __setitem__(self, name: str, value: Any) -> None:
@@ -762,7 +763,7 @@ class ExternalPlugin(Plugin, ParameterAccess):
     #: the largest block handed to the plugin by :meth:`_render_midi`
     _max_block = 8192
 
-    def process(self, input_array: Any, *args: Any, **kwargs: Any) -> np.ndarray:  # type: ignore[override]
+    def process(self, input_array: Any, *args: Any, **kwargs: Any) -> np.ndarray:
         """Process audio (effects) or render MIDI (instruments).
 
         Effects: ``process(input_array, sample_rate, buffer_size=8192, reset=True)`` as every plugin.
@@ -789,7 +790,7 @@ class ExternalPlugin(Plugin, ParameterAccess):
         """Effects: what :meth:`process` does with an audio array (the engine's template, as every plugin)."""
         return super().process(input_array, *args, **kwargs)
 
-    __call__ = process  # type: ignore[assignment]
+    __call__ = process
 
     def _render_midi(
         self,

@@ -18,12 +18,30 @@ import sys
 import threading
 from multiprocessing import resource_tracker, shared_memory
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 import numpy as np
 
 from ..core.errors import StompboxError
 from .external import AudioProcessorParameter, ExternalPlugin
+
+#: What the child reports about the plugin it loaded (its identity, parameters and latency).
+_PluginInfo = TypedDict(
+    "_PluginInfo",
+    {
+        "class": str,
+        "name": str,
+        "category": str,
+        "manufacturer_name": str,
+        "identifier": str,
+        "version": str,
+        "is_instrument": bool,
+        "is_effect": bool,
+        "descriptors": list[tuple[int, str, str, float, int, bool]],
+        "parameters": dict[int, Any],
+        "latency": int,
+    },
+)
 
 
 class PluginCrashedError(StompboxError, RuntimeError):
@@ -105,13 +123,13 @@ class IsolatedPlugin(ExternalPlugin):
         self._dead = None
         self._shm = None
         info = self._call("load", self._target, self._plugin_name, timeout=self._initialization_timeout)
-        self._info: dict[str, Any] = info
+        self._info: _PluginInfo = info
         self._latency = int(info["latency"])
         self._exported = info["parameters"]
         self.__dict__.pop("_param_objects", None)
         self.__dict__.pop("_param_names", None)
 
-    def _call(self, op: str, *args: Any, timeout: float | None | str = "default") -> Any:
+    def _call(self, op: str, *args: Any, timeout: float | None | Literal["default"] = "default") -> Any:
         if self._dead is not None:
             raise PluginCrashedError(f"{self._dead} (load the plugin again, or call restart())", self._dead.returncode)
         wait = self._timeout if timeout == "default" else timeout
@@ -241,20 +259,24 @@ class IsolatedPlugin(ExternalPlugin):
         return AudioProcessorParameter.rebind(self._exported[desc[0]], self)
 
     def _param_raw(self, index: int) -> float:
-        return self._call("get_raw", index)
+        result: float = self._call("get_raw", index)
+        return result
 
     def _param_set_raw(self, index: int, value: float) -> None:
         self._call("set_raw", index, value)
         self.__dict__.setdefault("_raw_values", {})[index] = value
 
     def _param_text(self, index: int, raw: float) -> str | None:
-        return self._call("text", index, raw)
+        result: str | None = self._call("text", index, raw)
+        return result
 
     def _param_raw_for_text(self, index: int, text: str) -> float | None:
-        return self._call("raw_for_text", index, text)
+        result: float | None = self._call("raw_for_text", index, text)
+        return result
 
     def _port_value(self, index: int) -> float:
-        return self._call("port_value", index)
+        result: float = self._call("port_value", index)
+        return result
 
     # ------------------------------------------------------------------ engine hooks
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
@@ -309,7 +331,8 @@ class IsolatedPlugin(ExternalPlugin):
         self, events: list[tuple[int, bytes]], total: int, rate: float, num_channels: int, block: int, reset: bool
     ) -> np.ndarray:
         with self._lock:
-            return self._call("render", events, total, rate, num_channels, block, reset)
+            result: np.ndarray = self._call("render", events, total, rate, num_channels, block, reset)
+            return result
 
     @property
     def latency_samples(self) -> int:
@@ -324,7 +347,8 @@ class IsolatedPlugin(ExternalPlugin):
     @property
     def raw_state(self) -> bytes:
         """The hosted plugin's ``raw_state``; settable."""
-        return self._call("getattr", "raw_state")
+        result: bytes = self._call("getattr", "raw_state")
+        return result
 
     @raw_state.setter
     def raw_state(self, value: bytes) -> None:
@@ -337,12 +361,14 @@ class IsolatedPlugin(ExternalPlugin):
 
     def load_preset(self, preset: str) -> bool:
         """Load a preset (an LV2 preset label/URI, a ``.vstpreset`` path for VST3)."""
-        return self._call("method", "load_preset", (preset,))
+        result: bool = self._call("method", "load_preset", (preset,))
+        return result
 
     @property
     def control_outputs(self) -> dict[str, float]:
         """The hosted plugin's control outputs (LV2, LADSPA)."""
-        return self._call("getattr", "control_outputs")
+        result: dict[str, float] = self._call("getattr", "control_outputs")
+        return result
 
     def remote(self, method: str, *args: Any) -> Any:
         """Call any method of the plugin object in the child process and return its (picklable) result."""
@@ -469,7 +495,7 @@ class _Server:
             return getattr(plugin, args[0])(*args[1])
         raise ValueError(f"unknown request {op!r}")
 
-    def load(self, target: str, plugin_name: str | None) -> dict[str, Any]:
+    def load(self, target: str, plugin_name: str | None) -> _PluginInfo:
         from .loading import load_in_process
 
         plugin = load_in_process(target, plugin_name=plugin_name)

@@ -24,7 +24,8 @@ PORT_INPUT, PORT_OUTPUT, PORT_CONTROL, PORT_AUDIO = 0x1, 0x2, 0x4, 0x8
 HINT_BOUNDED_BELOW, HINT_BOUNDED_ABOVE, HINT_TOGGLED = 0x1, 0x2, 0x4
 HINT_SAMPLE_RATE, HINT_LOGARITHMIC, HINT_INTEGER = 0x8, 0x10, 0x20
 HINT_DEFAULT_MASK = 0x3C0
-DEFAULTS = {
+#: LADSPA's default hints: a point of the range by name, or a fixed value
+DEFAULTS: dict[int, str | float] = {
     0x40: "minimum",
     0x80: "low",
     0xC0: "middle",

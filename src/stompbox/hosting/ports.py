@@ -146,11 +146,22 @@ class PortParameter(AudioProcessorParameter):
     1001 points as for VST3); ``port`` holds the description.
     """
 
-    def __init__(self, plugin: ParameterAccess, *descriptor: Any, port: ControlPort) -> None:
-        """``descriptor`` as for :class:`AudioProcessorParameter` (index, name, label, default, steps,
+    def __init__(
+        self,
+        plugin: ParameterAccess,
+        index: int,
+        name: str,
+        label: str,
+        default_raw_value: float = 0.0,
+        num_steps: int = 0,
+        is_automatable: bool = True,
+        *,
+        port: ControlPort,
+    ) -> None:
+        """The descriptor as for :class:`AudioProcessorParameter` (index, name, label, default, steps,
         automatable)."""
         self.port = port
-        super().__init__(plugin, *descriptor, search_steps=0)
+        super().__init__(plugin, index, name, label, default_raw_value, num_steps, is_automatable, search_steps=0)
 
     def _scan(self, steps: int) -> None:
         port = self.port
@@ -218,7 +229,7 @@ class PortParameter(AudioProcessorParameter):
             number = port.parse(new_value) if isinstance(new_value, str) else None
             if number is None:
                 try:
-                    number = float(new_value)  # type: ignore[arg-type]
+                    number = float(new_value)
                 except (TypeError, ValueError):
                     suffix = f" (with the optional suffix '{self.label}')" if self.label else ""
                     raise ValueError(

@@ -49,7 +49,7 @@ def _path_or_file(obj: Any) -> tuple[str | None, Any]:
             "to open a file, pass its path as str or pathlib.Path."
         )
     if isinstance(obj, str | os.PathLike):
-        return os.fspath(obj), None  # type: ignore[return-value]
+        return os.fspath(obj), None
     if isinstance(obj, memoryview):
         import io
 
@@ -144,7 +144,7 @@ atexit.register(_finish_at_exit)
 class _OffsetFile:
     """A seekable binary file-like seen from byte ``origin`` on: ``tell()``/``seek()`` count from there."""
 
-    def __init__(self, file: Any, origin: int) -> None:
+    def __init__(self, file: BinaryIO, origin: int) -> None:
         self._file = file
         self._origin = origin
 
@@ -321,6 +321,7 @@ class ReadableAudioFile(AudioFile, AudioReader):
         self._shown = path_or_file if isinstance(path_or_file, memoryview) else file  # repr: what was passed
         self._lock = threading.RLock()  # one read, seek or close at a time: a shared reader's reads are atomic
         self._closed = True
+        name: str | None
         if path is not None:
             try:
                 status = os.stat(path)  # one call for what exists(), isdir() and getsize() would each ask
@@ -336,8 +337,8 @@ class ReadableAudioFile(AudioFile, AudioReader):
             source: Any = path
             seekable = True
         else:
-            name = getattr(file, "name", None)
-            name = name if isinstance(name, str) else None
+            given = getattr(file, "name", None)
+            name = given if isinstance(given, str) else None
             source, seekable = self._check_file_like(file)
         self._name = name
         self._source = source if seekable else None  # for the tags, read when first asked for
@@ -517,8 +518,8 @@ class ReadableAudioFile(AudioFile, AudioReader):
         return self._seekable and not self._closed
 
     if TYPE_CHECKING:  # AudioFile(...)'s call forms reach this __init__ in a type checker's reading
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None: ...  # noqa: F811
+        # (pyright checks the call against the __init__ of the class AudioFile.__new__ returns; mypy does not)
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...  # type: ignore[misc]  # noqa: F811
 
     def close(self) -> None:
         """Release the file; reading afterwards raises ``ClosedFileError``."""
@@ -617,11 +618,11 @@ class WriteableAudioFile(AudioFile):
         formats.check_codec_options(key, codec_options)
         from .tags import check_tags, taggable
 
-        self._tags = check_tags(tags)
+        self._tags: dict[str, Any] = check_tags(tags)
         if self._tags and not taggable(key):
             raise ValueError(f"{key.upper()} files cannot carry tags in stompbox (MP3, FLAC, Ogg, Opus, M4A, WAV can).")
-        self._format_key = key
-        self._origin = 0  # where a file-like target's file starts (tags are written into it from there)
+        self._format_key: str = key
+        self._origin: int = 0  # where a file-like target's file starts (tags are written into it from there)
         if path is None:
             if self._tags and not _rewritable(file):
                 raise ValueError(_TAGS_NEED_A_SEEKABLE_FILE)
@@ -635,15 +636,15 @@ class WriteableAudioFile(AudioFile):
         settings = formats.settings(key, int(depth), quality, rate, channels)
         if bit_depth == "int32" and key in ("wav", "aiff"):
             settings = formats.EncoderSettings(key, "PCM_32", None, "int32")
-        self._settings = settings
-        self._samplerate = rate
-        self._num_channels = channels
-        self._frames = 0
+        self._settings: formats.EncoderSettings = settings
+        self._samplerate: int = rate
+        self._num_channels: int = channels
+        self._frames: int = 0
         self._layout: str | None = None
-        self._lock = threading.RLock()
-        self._path = path
-        self._file = file
-        self._failed = False  # a write failed: the file is unfinished and must never be published
+        self._lock: threading.RLock = threading.RLock()
+        self._path: str | None = path
+        self._file: Any = file
+        self._failed: bool = False  # a write failed: the file is unfinished and must never be published
         self._pid = os.getpid()  # a forked child never finishes or discards its parent's writers
         target: Any = file
         if path is not None:
@@ -775,8 +776,8 @@ class WriteableAudioFile(AudioFile):
             return np.ascontiguousarray(frames_last, dtype=np.float32) * np.float32(1.0 / INT_SCALE[dtype]), None
         if integer_file:
             return frames_last, file_dtype
-        if getattr(self._encoder, "quantizes_floats", False):
-            return frames_last, None  # the encoder clips and converts any layout in one pass of its own (MP3)
+        if getattr(self._encoder, "takes_raw_floats", False):
+            return frames_last, None  # the encoder clips and lays out any layout step by step itself (MP3, Ogg)
         if frames_last.shape[1] == 2 and frames_last.strides[0] == 4 and dtype == np.float32:
             data = np.empty(frames_last.shape, np.float32)  # stereo rows: interleaved as whole 64-bit words
             _interleave(frames_last.T.view(np.uint32), data.view(np.uint32))
@@ -850,8 +851,8 @@ class WriteableAudioFile(AudioFile):
                 raise
 
     if TYPE_CHECKING:  # AudioFile(...)'s call forms reach this __init__ in a type checker's reading
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None: ...  # noqa: F811
+        # (pyright checks the call against the __init__ of the class AudioFile.__new__ returns; mypy does not)
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...  # type: ignore[misc]  # noqa: F811
 
     def close(self) -> None:
         """Finish the file; for a path, move it into place atomically (synced to the disk, as the streaming

@@ -42,7 +42,7 @@ import time
 import warnings
 import weakref
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -50,6 +50,9 @@ from .._base.channels import convert_channels
 from .._base.errors import AudioDeviceError
 from .._base.layout import detect_layout
 from . import device as _ma
+
+if TYPE_CHECKING:
+    from ..io.audiofile import AudioFile
 
 __all__ = ["AudioStream", "AudioDeviceError", "LiveAudioWarning", "record_to_file", "play_file"]
 
@@ -124,9 +127,9 @@ def _uncompiled(board: Any, max_frames: int) -> list[str]:
 
 def _generations(plugins: list[Any]) -> tuple[int, list[int]]:
     """The plan epoch (which moves whenever any plugin's arrays are replaced) and the plugins' generations."""
-    from ..core.plugin import Plugin
+    from ..core import plan
 
-    return int(getattr(Plugin, "_plan_epoch", 0)), [int(getattr(p, "_plan_generation", 0)) for p in plugins]
+    return plan.epoch(), [int(getattr(p, "_plan_generation", 0)) for p in plugins]
 
 
 _PLAN_FUNCTION = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
@@ -147,6 +150,9 @@ def _python_plan(stream: AudioStream, board: Any) -> Any:
 
 def _callback_address(callback: Any) -> int:
     return int(ctypes.cast(callback, ctypes.c_void_p).value or 0)
+
+
+_NO_AUDIO = np.zeros((0, 0), np.float32)
 
 
 class _ApplyNow:
@@ -348,6 +354,7 @@ class AudioStream(metaclass=_StreamMeta):
         self._housekeeper: threading.Thread | None = None
         self._plan_generations: tuple[int, list[int]] = (0, [])
         self._swap_period = 0
+        self._plan_frames_seen = 0
         self._housekeeping_stop = threading.Event()
         self.plugins = plugins  # validated by the setter
         self._open_device()
@@ -418,7 +425,8 @@ class AudioStream(metaclass=_StreamMeta):
             device.close(timeout)
             self._close_timed_out = device.close_timed_out
         ctl = getattr(self, "_ctl", None)
-        if ctl is not None and getattr(self, "_in_capacity", 0):
+        capacity = getattr(self, "_in_capacity", 0)
+        if ctl is not None and capacity:
             w = _native_words()  # as in pedalboard, a stopped stream holds no recorded input (the count of
             ctl[w.W_IN_CONSUMED] = ctl[w.W_IN_WRITTEN]  # dropped frames is kept)
 
@@ -519,7 +527,7 @@ class AudioStream(metaclass=_StreamMeta):
         if plan is not None:
             plugins = list(getattr(plan, "plugins", []) or [])
             self._plan_generations = _generations(plugins)
-            return plan, int(plan.address), int(plan.table.ctypes.data), plugins
+            return plan, int(_native_module().plan_address(plan)), int(plan.table.ctypes.data), plugins
         if not self._force_python_path:
             names = ", ".join(_uncompiled(board, max_frames)) or type(board).__name__
             warnings.warn(
@@ -548,13 +556,12 @@ class AudioStream(metaclass=_StreamMeta):
     def _process(self, board: Any, block: np.ndarray) -> np.ndarray:
         if board is None or (hasattr(board, "__len__") and len(board) == 0):
             return block
-        result = board.process(block, self._sample_rate, buffer_size=block.shape[1], reset=False)
+        result: np.ndarray = board.process(block, self._sample_rate, buffer_size=block.shape[1], reset=False)
         missing = block.shape[1] - result.shape[1]
         if missing > 0:  # latency not yet filled: silence first, so the device gets a whole block
             padded = np.zeros_like(block)
             padded[:, missing:] = result
             return padded
-        result: np.ndarray = result
         return result
 
     @property
@@ -595,7 +602,7 @@ class AudioStream(metaclass=_StreamMeta):
         state of plugins whose output was not finite (the plan reports them as a bit mask)."""
         native, w = _native_module(), _native_words()
         active = int(native.atomic_read(self._ctl, w.W_ACTIVE))
-        _, board, plan, plugins = self._slots[active]
+        generation, board, plan, plugins = self._slots[active]
         for plugin in plugins:
             if plugin._automation:  # automated now: it has no plan steps any more, the board runs through Python
                 self._install(board)
@@ -603,6 +610,11 @@ class AudioStream(metaclass=_StreamMeta):
             if plugin._dirty:
                 with plugin._lock:
                     plugin._begin_step()
+        frames = int(native.atomic_read(self._ctl, w.W_PLAN_FRAMES))
+        ran, self._plan_frames_seen = frames - self._plan_frames_seen, frames
+        if ran > 0 and plugins and generation == int(self._ctl[w.W_ACK_GEN]):
+            for plugin in plugins:  # the plugins' clocks follow the stream (automation set later starts there)
+                plugin._end_step(_NO_AUDIO, ran)
         mask = int(native.atomic_exchange(self._ctl, w.W_MASK, 0)) if plugins else 0
         if mask:  # bit k: the k-th checked plugin's output was not finite (the non-finite rule)
             for bit, plugin in enumerate(getattr(plan, "checked", plugins)):
@@ -915,25 +927,32 @@ class AudioStream(metaclass=_StreamMeta):
         return frames / self._sample_rate
 
     # class-level device lists, readable from instances too (the metaclass serves AudioStream.xxx)
-    @property
-    def input_device_names(self) -> list[str]:
-        """The names of the capture devices found on this system."""
-        return type(self).input_device_names  # type: ignore[no-any-return]
+    if TYPE_CHECKING:  # to a type checker, the same values on the class and on an instance
+        input_device_names: ClassVar[list[str]]
+        output_device_names: ClassVar[list[str]]
+        default_input_device_name: ClassVar[str | None]
+        default_output_device_name: ClassVar[str | None]
+    else:
 
-    @property
-    def output_device_names(self) -> list[str]:
-        """The names of the playback devices found on this system."""
-        return type(self).output_device_names  # type: ignore[no-any-return]
+        @property
+        def input_device_names(self) -> list[str]:
+            """The names of the capture devices found on this system."""
+            return type(self).input_device_names
 
-    @property
-    def default_input_device_name(self) -> str | None:
-        """The system's default capture device, or None if there is none."""
-        return type(self).default_input_device_name  # type: ignore[no-any-return]
+        @property
+        def output_device_names(self) -> list[str]:
+            """The names of the playback devices found on this system."""
+            return type(self).output_device_names
 
-    @property
-    def default_output_device_name(self) -> str | None:
-        """The system's default playback device, or None if there is none."""
-        return type(self).default_output_device_name  # type: ignore[no-any-return]
+        @property
+        def default_input_device_name(self) -> str | None:
+            """The system's default capture device, or None if there is none."""
+            return type(self).default_input_device_name
+
+        @property
+        def default_output_device_name(self) -> str | None:
+            """The system's default playback device, or None if there is none."""
+            return type(self).default_output_device_name
 
     def __repr__(self) -> str:
         parts = []
@@ -949,17 +968,23 @@ class AudioStream(metaclass=_StreamMeta):
 
 
 # ------------------------------------------------------------------ file helpers (the CLI's record / play)
-@contextlib.contextmanager
-def _reader(path: str | os.PathLike[str]) -> Iterator[Any]:
+def _audio_file() -> type[AudioFile] | None:
+    """stompbox.io.AudioFile, or None where it cannot be imported (then soundfile reads and writes)."""
     try:
         from ..io import AudioFile
     except ImportError:
-        AudioFile = None  # noqa: N806
+        return None
+    return AudioFile
+
+
+@contextlib.contextmanager
+def _reader(path: str | os.PathLike[str]) -> Iterator[Any]:
+    audio_file = _audio_file()
     if hasattr(path, "read") and hasattr(path, "samplerate"):  # an open reader (the caller closes it)
         yield path
         return
-    if AudioFile is not None:
-        with AudioFile(path if hasattr(path, "read") else str(path)) as f:
+    if audio_file is not None:
+        with audio_file(path if hasattr(path, "read") else str(path)) as f:
             yield f
         return
     import soundfile
@@ -986,13 +1011,10 @@ def _reader(path: str | os.PathLike[str]) -> Iterator[Any]:
 def _writer(
     path: str | os.PathLike[str], sample_rate: float, channels: int, bit_depth: int = 16, format: str | None = None
 ) -> Iterator[Any]:
-    try:
-        from ..io import AudioFile
-    except ImportError:
-        AudioFile = None  # noqa: N806
-    if AudioFile is not None:
+    audio_file = _audio_file()
+    if audio_file is not None:
         target = path if hasattr(path, "write") else str(path)
-        with AudioFile(target, "w", sample_rate, channels, bit_depth=bit_depth, format=format) as f:
+        with audio_file(target, "w", sample_rate, channels, bit_depth=bit_depth, format=format) as f:
             yield f
         return
     import soundfile

@@ -62,7 +62,7 @@ class HostFeatures:
         self._nominal = ctypes.c_int32(MAX_BLOCK)
         self._seq_size = ctypes.c_int32(ATOM_CAPACITY)
         atom_int, atom_float = urids.map(ATOM + "Int"), urids.map(ATOM + "Float")
-        opts = [
+        opts: list[tuple[str, int, ctypes.c_int32 | ctypes.c_float]] = [
             (BUFSZ + "maxBlockLength", atom_int, self._max_block),
             (BUFSZ + "minBlockLength", atom_int, self._min_block),
             (BUFSZ + "nominalBlockLength", atom_int, self._nominal),
@@ -84,8 +84,9 @@ class HostFeatures:
             (STATE + "loadDefaultState", None),
         ]
         self.features = [LV2_Feature(uri.encode(), data) for uri, data in entries]
+        # NULL-terminated: ctypes fills the element after the given ones with a NULL pointer
         self.array = (ctypes.POINTER(LV2_Feature) * (len(self.features) + 1))(
-            *(ctypes.pointer(f) for f in self.features), None
+            *(ctypes.pointer(f) for f in self.features)
         )
 
     def _schedule(self, _handle: Any, size: int, data: int) -> int:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .abi import ATOM, GET_VALUE_FN, PRESET, RDFS_LABEL, SET_VALUE_FN
 
 if TYPE_CHECKING:
+    from .instance import Lv2Instance
     from .plugin import LV2Plugin
     from .world import Lilv
 
@@ -42,7 +43,7 @@ def save(plugin: LV2Plugin) -> str:
     """The plugin's state (control values and what it saves itself) as Turtle text."""
     world = plugin._world
     lib = world.lib
-    inst = plugin._instances[0]
+    inst = cast("Lv2Instance", plugin._instances[0])  # (an LV2 plugin's instances are LV2 instances)
     float_urid = world.urids.map(ATOM + "Float")
     scratch = ctypes.c_float()
 
@@ -133,5 +134,6 @@ def _apply(plugin: LV2Plugin, state: int) -> None:
     with plugin._lock:
         lib.lilv_state_emit_port_values(state, callback, None)
         if plugin._has_state:
-            for inst in plugin._instances:
+            for instance in plugin._instances:
+                inst = cast("Lv2Instance", instance)
                 lib.lilv_state_restore(state, inst.ptr, None, None, 0, inst.features.array)

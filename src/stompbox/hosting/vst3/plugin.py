@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy as np
 
+from ..._base.errors import PluginLoadError
 from ..external import ExternalPlugin, ExternalPluginReloadType, InstalledPlugins, choose_plugin
 from . import abi, state
 from .instance import Vst3Instance
-from .module import PluginLoadError, load_module
+from .module import load_module
 
 #: largest block handed to a plugin in one process() call; longer engine blocks are split
 MAX_BLOCK = 8192
@@ -189,6 +190,7 @@ class VST3Plugin(ExternalPlugin, chunks_itself=True):
         inst = self._instance
         if inst.main_in is None or inst.main_out is None or self._is_instrument:
             return ExternalPluginReloadType.ClearsAudioOnReset
+        assert inst.setup is not None  # (probed after the first setup)
         channels, block = inst.setup[1], min(8192, inst.setup[2])
         noise = np.random.default_rng(0).uniform(-0.5, 0.5, (channels, block)).astype(np.float32)
         self._plain_reset()
@@ -237,6 +239,7 @@ class VST3Plugin(ExternalPlugin, chunks_itself=True):
                 if main_in is not None:
                     main_in[:channels, :m] = block[:, start : start + m]
                 inst.process(m)
+                assert main_out is not None  # (an effect has a main output bus)
                 block[:, start : start + m] = main_out[:channels, :m]
         self._after_blocks()
         return block
@@ -306,6 +309,7 @@ class VST3Plugin(ExternalPlugin, chunks_itself=True):
             inst.main_in[:, :n] = 0.0
         inst.process(n)
         channels = self._format[1] if self._format else 2
+        assert inst.main_out is not None  # (an instrument has a main output bus)
         return inst.main_out[:channels, :n]
 
     # ------------------------------------------------------------------ state

@@ -19,13 +19,14 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from types import FrameType
 from typing import Any
 
 import numpy as np
 
 from ..errors import AudioFileError, AudioWriteError, CorruptAudioError, TruncatedAudioWarning, UnsupportedFormatError
 from .channel_order import ffmpeg_layout, from_vorbis, is_vorbis_order, sndfile_layout, to_vorbis
-from .ogg_pages import MAX_PAGE, OggSerialRewriter, last_page_span
+from .ogg_pages import MAX_PAGE, EndedView, OggSerialRewriter, last_page_span
 
 PCM_DTYPES = {
     "PCM_S8": "int8", "PCM_U8": "int8", "PCM_16": "int16", "PCM_24": "int24", "PCM_32": "int32",
@@ -251,6 +252,9 @@ class _TrailingJunk(Exception):
 
 class SoundfileDecoder(Decoder):
     """libsndfile through soundfile."""
+
+    #: a view of a path that was opened for this decoder alone, closed with it (set by codec_choice when it is)
+    _owned_source: EndedView
 
     def __init__(self, source: Any, name: str, quiet: bool = True) -> None:
         import soundfile as sf
@@ -540,7 +544,7 @@ class SoundfileDecoder(Decoder):
     def _reopen(self, frame: int) -> None:
         """A fresh libsndfile handle, at ``frame``."""
         self._file.close()
-        source = self._path
+        source: str | _WriteErrorTrap | None = self._path
         if source is None:
             self._trap._file.seek(0)  # type: ignore[union-attr]
             source = self._trap
@@ -869,7 +873,9 @@ class AvDecoder(Decoder):
         # Integer PCM and lossless codecs decode to integers: scale them as libsndfile-read files are scaled.
         self.file_dtype, self._sample_format = self._integer_format(stream.codec_context)
         self._scale = READ_SCALE.get(self.file_dtype)
-        self._start_seconds = float(stream.start_time * stream.time_base) if stream.start_time else 0.0
+        time_base = stream.time_base
+        assert time_base is not None  # (an audio stream's is set)
+        self._start_seconds = float(stream.start_time * time_base) if stream.start_time else 0.0
         self._declared: int | None = None  # a length the container's header states, in milliseconds
         self._last_stamp: int | None = None  # where the last decoded frame ends by its timestamp
         self.frames, self.exact = self._length()
@@ -1108,7 +1114,9 @@ class AvDecoder(Decoder):
             self._container = self._av.open(self._source, "r")
             self._stream = stream = self._container.streams.audio[0]
             if target_seconds > 0:
-                timestamp = int((target_seconds + self._start_seconds) / float(stream.time_base))
+                time_base = stream.time_base
+                assert time_base is not None  # (an audio stream's is set)
+                timestamp = int((target_seconds + self._start_seconds) / float(time_base))
                 self._container.seek(timestamp, backward=True, any_frame=False, stream=stream)
         except self._av.error.FFmpegError as exc:
             raise CorruptAudioError(f"Could not seek in the audio data: {exc}") from exc
@@ -1145,7 +1153,7 @@ def _caller_level() -> int:
     """The ``stacklevel`` of the first caller outside stompbox (the user's line that opened or read the file)."""
     import sys
 
-    frame = sys._getframe(2)  # warn_truncated's caller
+    frame: FrameType | None = sys._getframe(2)  # warn_truncated's caller
     level = 2
     while frame is not None and frame.f_globals.get("__name__", "").startswith("stompbox"):
         frame = frame.f_back
@@ -1303,6 +1311,9 @@ class Encoder:
 
 SF_FORMATS = {"wav": "WAV", "aiff": "AIFF", "flac": "FLAC", "ogg": "OGG", "opus": "OGG"}  # MP3: io/codecs/mp3_writer.py
 WRITE_CHUNK = 32768  # frames per libsndfile write: a single large Vorbis write crashes libvorbis
+#: bytes buffered by Python before a write system call, for the files libsndfile writes through us (it hands over
+#: each Ogg page as two small writes: with the default 8 kB buffer, about one system call per page)
+_FILE_BUFFER = 1 << 18
 SFC_SET_ADD_PEAK_CHUNK = 0x1050  # sndfile.h
 
 
@@ -1553,7 +1564,7 @@ class SoundfileEncoder(Encoder):
         self._owned: Any = None
         self._pages: OggSerialRewriter | None = None
         if isinstance(target, str):
-            target = self._owned = open(target, "w+b")  # noqa: SIM115 - closed by close()
+            target = self._owned = open(target, "w+b", buffering=_FILE_BUFFER)  # noqa: SIM115 - closed by close()
         if fmt == "OGG":
             target = self._pages = OggSerialRewriter(target)
         self._trap = _WriteWindow(target)
@@ -1597,6 +1608,10 @@ class SoundfileEncoder(Encoder):
         # libsndfile writes nothing at all for a FLAC file without frames, and an unreadable Opus file.
         self._needs_a_frame = fmt == "FLAC" or settings.subtype == "OPUS"
         self._flac = fmt == "FLAC"
+        # Vorbis and Opus take float samples: write() is handed the caller's samples (any layout, unclipped) and
+        # clips each step into one reused interleaved buffer (a whole-array copy was an extra pass over memory)
+        self.takes_raw_floats = fmt == "OGG" and not self._integer
+        self._scratch = np.empty((0, num_channels), np.float32)
 
     def _check_target(self) -> None:
         if self._trap.error is not None:
@@ -1618,11 +1633,31 @@ class SoundfileEncoder(Encoder):
 
     def write(self, block: np.ndarray) -> None:
         frames = block.shape[0]
+        if self.takes_raw_floats:
+            for start in range(0, frames, WRITE_CHUNK):
+                self._sndfile(self._file.write, self._clipped(block[start : start + WRITE_CHUNK]))
+            self._written += frames
+            return
         if self._vorbis_order:
             block = to_vorbis(block)
         for start in range(0, frames, WRITE_CHUNK):
             self._sndfile(self._file.write, block[start : start + WRITE_CHUNK])
         self._written += frames
+
+    def _clipped(self, part: np.ndarray) -> np.ndarray:
+        """``part`` (``(n, channels)``, any layout and float type) clipped to [-1, 1] as float32, interleaved in
+        the scratch buffer (in Vorbis channel order when the file needs it): what lossy encoders are given."""
+        n = part.shape[0]
+        if self._scratch.shape[0] < n:
+            self._scratch = np.empty((max(n, WRITE_CHUNK), part.shape[1]), np.float32)
+        out = self._scratch[:n]
+        if part.dtype == np.float32 and part.strides[0] == 4 and part.shape[1] > 1:
+            for channel in range(part.shape[1]):  # rows of a channels-first array: read along each row
+                out[:, channel] = part[:, channel]
+            np.clip(out, -1.0, 1.0, out=out)
+        else:
+            np.clip(part, -1.0, 1.0, out=out)
+        return to_vorbis(out) if self._vorbis_order else out
 
     def flush(self) -> None:
         self._sndfile(self._file.flush)

@@ -90,7 +90,7 @@ class LameEncoder(Encoder):
     """An MP3 writer for a path or a file-like object (from its position on)."""
 
     #: ``write`` takes float samples of any layout, unclipped: :func:`pcm16` clips and quantises them in one go
-    quantizes_floats = True
+    takes_raw_floats = True
 
     def __init__(self, target: Any, settings: Any, samplerate: int, num_channels: int) -> None:
         self._rate = samplerate

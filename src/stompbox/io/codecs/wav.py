@@ -31,7 +31,7 @@ from . import backends
 from .backends import PCM_READ_SCALE, Decoder, SoundfileDecoder, plain_io, read_ahead
 
 # libsndfile subtype -> (WAVE format tag, bits per sample, NumPy dtype of a stored sample; None for 24-bit)
-_SUBTYPES = {
+_SUBTYPES: dict[str, tuple[int, int, np.dtype[Any] | None]] = {
     "PCM_U8": (1, 8, np.dtype(np.uint8)),
     "PCM_16": (1, 16, np.dtype("<i2")),
     "PCM_24": (1, 24, None),
@@ -80,7 +80,7 @@ def _int24(raw: np.ndarray) -> np.ndarray:
     count = raw.size // 3
     if not _LITTLE_ENDIAN:  # pragma: no cover - the byte columns, on a big-endian machine
         b = raw.reshape(count, 3).astype(np.int32)
-        return ((b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)) << 8) >> 8  # type: ignore[no-any-return]
+        return ((b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)) << 8) >> 8
     buffer = getattr(_LOCAL, "bytes24", None)
     if buffer is None or buffer.size < raw.size + 1:
         buffer = _LOCAL.bytes24 = np.empty(raw.size + 1, np.uint8)
@@ -244,7 +244,7 @@ class PcmWavDecoder(Decoder):
             have -= have % self._block
             return np.frombuffer(view, np.uint8, have, start) if have else scratch[:0], view
         buffer = scratch if want <= scratch.size else np.empty(want, np.uint8)
-        target = memoryview(buffer)[:want]
+        target = buffer.data[:want]
         if self._fd is not None:
             got = os.preadv(self._fd, [target], start)
             while 0 < got < want:  # a short read before the end of the file: keep going
@@ -380,9 +380,10 @@ class PcmWavDecoder(Decoder):
         elif n <= self._step and self._fd is not None:  # one read of the file and one conversion (a crop, a seek)
             want = n * self._block
             raw = _scratch_bytes(want)
-            got = os.preadv(self._fd, [raw], self._offset + position * self._block)
+            got = os.preadv(self._fd, [raw.data], self._offset + position * self._block)
             out = np.empty((self.num_channels, n), np.float32)
             if got == want and self._small_scale is not None and self._kernels is None and not _use_kernels():
+                assert self._dtype is not None  # (a scale for small reads is set for the dtypes NumPy reads)
                 samples = raw.view(self._dtype).reshape(n, self.num_channels).T
                 if self._scale != 1.0:
                     np.multiply(samples, self._small_scale, out=out, casting="unsafe")
