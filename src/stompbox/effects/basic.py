@@ -261,7 +261,7 @@ class Distortion(_Memoryless):
 
     def _map(self, src: np.ndarray, dst: np.ndarray) -> None:
         flat_src, flat_dst = _flat(src, dst)
-        if flat_src.__array_interface__["data"][0] != flat_dst.__array_interface__["data"][0]:
+        if flat_src is not flat_dst:  # (copying an array onto itself, when src is dst, is harmless)
             np.copyto(flat_dst, flat_src, casting="same_kind")
         _drive_block(flat_dst[None], self._coef)  # in place: the loop vectorises
 

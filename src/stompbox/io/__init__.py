@@ -27,6 +27,7 @@ _LAZY: dict[str, str] = {
     # live audio (stompbox.live, above the effects: a stream runs a Pedalboard); this is its public path
     "AudioStream": "..live.stream",
     "AudioDeviceError": "..live.stream",
+    "LiveAudioWarning": "..live.stream",
     "play_file": "..live.stream",
     "record_to_file": "..live.stream",
 }
