@@ -1,6 +1,8 @@
 """Throughput of every built-in effect, stompbox against pedalboard, on the same input in one run.
 
 Usage: python bench/effects.py [--seconds 60] [--repeat 3] [--only Gain,Delay]
+       python bench/effects.py --codecs [--seconds 20]   # codec effects, quiet and with the second core busy
+       python bench/effects.py --sweep [--seconds 5] [--blocks 128,256,512,4096] [--only Delay,Board]
 
 Prints, for each effect, the throughput of each library as a multiple of real time and the ratio
 stompbox / pedalboard (>= 1.0 means stompbox is at least as fast), then two-thread scaling figures (stompbox's and
@@ -10,6 +12,12 @@ Clipping, Bitcrush) are limited by the machine's memory bandwidth. pedalboard's 
 each of its calls page-faults in a fresh output buffer (about 5,700 minor faults per call on 60 s of stereo,
 measured with getrusage), which makes its one-thread time the slow one, so read that column with care.
 The machine is shared and noisy: quote the ratios, not the seconds.
+
+``--sweep`` streams ``--seconds`` (default 5) of stereo through each effect, and through the Distortion -> Delay ->
+Reverb board ("Board"), in blocks of each size of ``--blocks`` with ``reset=False`` (one ``process`` call per block,
+as a live or chunked stream makes them) and prints stompbox's throughput over pedalboard's for every block size,
+side by side: the median of ``--repeat`` rounds, each timing both libraries back to back (each the best of a few
+passes).
 """
 
 from __future__ import annotations
@@ -126,13 +134,91 @@ def two_thread_scaling(make: Callable[[], object], audio: np.ndarray, repeat: in
     return 2 * single / double
 
 
+BOARD = ("Distortion", "Delay", "Reverb")
+
+
+def make_streamed(module, name: str):
+    """An effect of the sweep: a built-in by name, or "Board" (Distortion -> Delay -> Reverb)."""
+    if name == "Board":
+        return module.Pedalboard([make(module, part) for part in BOARD])
+    return make(module, name)
+
+
+def stream_time(plugin, audio: np.ndarray, block: int, budget: float = 0.3) -> float:
+    """Seconds to push ``audio`` through ``plugin`` one ``block``-frame call at a time, ``reset=False``: the best
+    of up to five passes within about ``budget`` seconds (a loaded machine's stalls hit single passes)."""
+    chunks = [np.ascontiguousarray(audio[:, i : i + block]) for i in range(0, audio.shape[1], block)]
+    plugin.process(chunks[0], SR, reset=False)  # compile / warm up outside the timing
+    best, spent = float("inf"), 0.0
+    for _ in range(5):
+        start = time.perf_counter()
+        for chunk in chunks:
+            plugin.process(chunk, SR, reset=False)
+        took = time.perf_counter() - start
+        best, spent = min(best, took), spent + took
+        if spent > budget:
+            break
+    return best
+
+
+def sweep(args: argparse.Namespace) -> None:
+    blocks = [int(b) for b in args.blocks.split(",")]
+    names = [n for n in [*EFFECTS, "Board"] if not args.only or n in args.only.split(",")]
+    audio = signal(args.seconds)
+    print(
+        f"{args.seconds:g} s of stereo in blocks, reset=False; stompbox/pedalboard throughput, median of {args.repeat}"
+    )
+    print(f"{'effect':<22}" + "".join(f"{f'{b} frames':>14}" for b in blocks))
+    for name in names:
+        if pedalboard is None or not (name == "Board" or hasattr(pedalboard, name.removesuffix("5s"))):
+            continue
+        try:
+            ours, theirs = make_streamed(stompbox, name), make_streamed(pedalboard, name)
+        except (AttributeError, ImportError):
+            continue
+        line = f"{name:<22}"
+        for block in blocks:
+            ratios = sorted(
+                stream_time(theirs, audio, block) / stream_time(ours, audio, block) for _ in range(args.repeat)
+            )
+            line += f"{ratios[len(ratios) // 2]:>13.2f}x"
+        print(line, flush=True)
+
+
+def codec_effects(seconds: float, rounds: int) -> None:
+    """MP3Compressor and GSMFullRateCompressor on whole arrays, stompbox against pedalboard, quiet and with the
+    second core busy (see ``_sidebyside``)."""
+    from _sidebyside import HEADER, row
+
+    audio = signal(seconds)
+    print(f"{seconds:g} s of stereo at {SR} Hz, whole calls; stompbox/pedalboard, median of {rounds} rounds")
+    print(HEADER)
+    for name in ("MP3Compressor", "GSMFullRateCompressor"):
+        if pedalboard is None:
+            break
+        ours, theirs = make(stompbox, name), make(pedalboard, name)
+        ours(audio[:, :4096], SR), theirs(audio[:, :4096], SR)  # compile / warm caches outside the timing
+        print(row(name, lambda p=ours: p(audio, SR), lambda p=theirs: p(audio, SR), seconds, rounds), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--seconds", type=float, default=None, help="60 (5 with --sweep)")
+    parser.add_argument("--sweep", action="store_true", help="stream in blocks of each --blocks size")
+    parser.add_argument("--blocks", default="128,256,512,4096")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", default="")
     parser.add_argument("--no-threads", action="store_true")
+    parser.add_argument("--codecs", action="store_true", help="codec effects, quiet and with the second core busy")
     args = parser.parse_args()
+    if args.codecs:
+        codec_effects(20.0 if args.seconds is None else args.seconds, max(args.repeat, 3))
+        return
+    if args.sweep:
+        args.seconds = 5.0 if args.seconds is None else args.seconds
+        sweep(args)
+        return
+    args.seconds = 60.0 if args.seconds is None else args.seconds
     names = [n for n in EFFECTS if not args.only or n in args.only.split(",")]
     audio = signal(args.seconds)
     duration = audio.shape[1] / SR

@@ -1,16 +1,26 @@
 """Audio file I/O throughput, stompbox against pedalboard and soundfile, on the same files in one run.
 
 Usage:
-    python bench/io.py [--seconds 60] [--repeat 3]      # throughput table
+    python bench/io.py [--seconds 60] [--repeat 3]      # throughput table, then each job again with a core loaded
+    python bench/io.py --no-load                         # the first run only
     python bench/io.py --memory [--hours 1]              # peak RSS of a chunked read + re-write job
+    python bench/io.py --encode [--seconds 20]           # MP3/Ogg encode, quiet and second core busy
 
 Throughput: the test files (stereo 44.1 kHz, the synthesised example music looped to --seconds) are written
 once as WAV16, FLAC, MP3 and OGG; then, for each library, best of --repeat: decode whole, decode in 4096-frame
-chunks, encode the same array, 200 random seeks each followed by a 1024-frame read, 200 crops (a seek and
-four 4096-frame reads, as a training loader takes random excerpts), the seeks and crops again in the FLAC as
-stompbox writes it (with a seek table; the others are libsndfile's, without), and a full read through
+chunks and in 1-second chunks, encode the same array, 200 random seeks each followed by a 1024-frame read, 200
+crops (a seek and four 4096-frame reads, as a training loader takes random excerpts), the seeks and crops again
+in the FLAC as stompbox writes it (with a seek table; the others are libsndfile's, without), and a full read through
 ``resampled_to(48000)`` (soundfile's column is ``soundfile`` decode + one-shot ``soxr.resample``). Figures are
 multiples of real time (higher is faster); ``sb/pb`` is stompbox over pedalboard (>= 1.0: stompbox faster).
+
+Encode (``--encode``): MP3 and Ogg encode ratios, quiet and with the second core kept busy by a spinning process,
+as wall time and as this process's CPU time (median of alternating rounds; see ``bench/_sidebyside.py``).
+
+Loaded run (``sb/pb loaded``): each job is measured again, for both libraries, while a busy process (a Python
+spin loop) is pinned to the last CPU, as on a server whose other core has work of its own: a decode that wins
+only with an idle second core does not win there. The benchmark itself is not pinned. Its x-realtime figures
+are not printed, only the ratio, beside the first run's.
 
 Memory: each job runs in its own subprocess and reports its peak RSS (``VmHWM``) after the job minus that after
 its imports: read a --hours long stereo WAV in 1-second chunks and write each chunk to a new WAV.
@@ -82,15 +92,15 @@ def job_decode(library: str, path: str) -> Callable[[], object]:
     return run
 
 
-def job_chunked(library: str, path: str) -> Callable[[], object]:
+def job_chunked(library: str, path: str, size: int = 4096) -> Callable[[], object]:
     def run() -> None:
         if library == "soundfile":
             with sf.SoundFile(path) as f:
-                while len(f.read(4096, dtype="float32")):
+                while len(f.read(size, dtype="float32")):
                     pass
             return
         with _audiofile(library)(path) as f:
-            while f.read(4096).shape[1]:
+            while f.read(size).shape[1]:
                 pass
 
     return run
@@ -161,10 +171,56 @@ def available(library: str) -> bool:
         return False
 
 
-def throughput(seconds: float, repeat: int) -> None:
+class BusyCore:
+    """A spinning process pinned to the last CPU while the ``with`` block runs (nothing on a one-CPU machine)."""
+
+    def __init__(self) -> None:
+        self.cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> BusyCore:
+        if len(self.cpus) >= 2:
+            self._process = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            os.sched_setaffinity(self._process.pid, {self.cpus[-1]})
+            time.sleep(0.05)  # running before the first measurement
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._process is not None:
+            self._process.kill()
+            self._process.wait()
+
+
+def _speeds(
+    libs: list[str], label: str, make: Callable[[str], Callable[[], object]], seconds: float, repeat: int
+) -> dict[str, float]:
+    speeds: dict[str, float] = {}
+    for lib in libs:
+        try:
+            speeds[lib] = seconds / best_time(make(lib), repeat)
+        except Exception as error:  # noqa: BLE001 - one library failing a job is a result
+            print(f"  ({lib} failed {label}: {' '.join(str(error).split())[:80]})", file=sys.stderr)
+    return speeds
+
+
+def _ratio(speeds: dict[str, float]) -> str:
+    if "stompbox" in speeds and "pedalboard" in speeds:
+        return f"{speeds['stompbox'] / speeds['pedalboard']:>8.2f}"
+    return f"{'-':>8}"
+
+
+def throughput(seconds: float, repeat: int, loaded: bool = True) -> None:
     libs = [lib for lib in LIBRARIES if available(lib)]
+    loaded = loaded and len(BusyCore().cpus) >= 2
     print(f"# {seconds:g} s stereo 44.1 kHz, best of {repeat}; x realtime (higher is faster)")
-    print(f"{'job':<22}" + "".join(f"{lib:>12}" for lib in LIBRARIES) + f"{'sb/pb':>8}")
+    if loaded:
+        print("# sb/pb loaded: the same job with a busy process pinned to the last CPU (both libraries)")
+    print(
+        f"{'job':<22}"
+        + "".join(f"{lib:>12}" for lib in LIBRARIES)
+        + f"{'sb/pb':>8}"
+        + (f"{'sb/pb loaded':>14}" if loaded else "")
+    )
     with tempfile.TemporaryDirectory() as folder:
         audio, paths = make_files(folder, seconds)
         rows: list[tuple[str, Callable[[str], Callable[[], object]]]] = []
@@ -172,6 +228,8 @@ def throughput(seconds: float, repeat: int) -> None:
             rows.append((f"decode {ext}", lambda lib, p=path: job_decode(lib, p)))
         for ext, path in paths.items():
             rows.append((f"chunked decode {ext}", lambda lib, p=path: job_chunked(lib, p)))
+        for ext, path in paths.items():
+            rows.append((f"1 s chunks {ext}", lambda lib, p=path: job_chunked(lib, p, SR)))
         for ext in paths:
             rows.append((f"encode {ext}", lambda lib, e=ext: job_encode(lib, e, audio, folder)))
         for ext, path in paths.items():
@@ -189,19 +247,28 @@ def throughput(seconds: float, repeat: int) -> None:
         for ext in ("wav", "flac"):
             rows.append((f"resampled_to 48k {ext}", lambda lib, p=paths[ext]: job_resample(lib, p)))
         for label, make in rows:
-            speeds: dict[str, float] = {}
-            for lib in libs:
-                try:
-                    speeds[lib] = seconds / best_time(make(lib), repeat)
-                except Exception as error:  # noqa: BLE001 - one library failing a job is a result
-                    print(f"  ({lib} failed {label}: {' '.join(str(error).split())[:80]})", file=sys.stderr)
+            speeds = _speeds(libs, label, make, seconds, repeat)
             cells = "".join(f"{speeds[lib]:>12.0f}" if lib in speeds else f"{'-':>12}" for lib in LIBRARIES)
-            ratio = (
-                f"{speeds['stompbox'] / speeds['pedalboard']:>8.2f}"
-                if "stompbox" in speeds and "pedalboard" in speeds
-                else f"{'-':>8}"
-            )
-            print(f"{label:<22}{cells}{ratio}", flush=True)
+            line = f"{label:<22}{cells}{_ratio(speeds)}"
+            if loaded:
+                with BusyCore():
+                    line += f"{_ratio(_speeds(libs, label, make, seconds, repeat)):>14}"
+            print(line, flush=True)
+
+
+def codec_encode(seconds: float, rounds: int) -> None:
+    """Encode MP3 and Ogg Vorbis (each library's defaults: MP3 at 320 kbps, Vorbis at its top quality) to a path,
+    stompbox against pedalboard, quiet and with the second core busy (see ``_sidebyside``)."""
+    from _sidebyside import HEADER, row
+
+    print(f"# encode {seconds:g} s stereo 44.1 kHz to a file; stompbox/pedalboard, median of {rounds} rounds")
+    print(HEADER)
+    with tempfile.TemporaryDirectory() as folder:
+        audio = make_files(folder, seconds)[0]
+        for ext in ("mp3", "ogg"):
+            ours, theirs = job_encode("stompbox", ext, audio, folder), job_encode("pedalboard", ext, audio, folder)
+            ours(), theirs()  # imports and first-call costs outside the timing
+            print(row(f"encode {ext}", ours, theirs, seconds, rounds), flush=True)
 
 
 _MEMORY_JOB = """
@@ -259,11 +326,17 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--memory", action="store_true", help="measure peak RSS of a long chunked job instead")
     parser.add_argument("--hours", type=float, default=1.0)
+    parser.add_argument(
+        "--encode", action="store_true", help="MP3/Ogg encode ratios only, quiet and with the second core busy"
+    )
+    parser.add_argument("--no-load", action="store_true", help="skip the run with a busy process on the last CPU")
     args = parser.parse_args()
-    if args.memory:
+    if args.encode:
+        codec_encode(min(args.seconds, 20.0), max(args.repeat, 3))
+    elif args.memory:
         memory(args.hours)
     else:
-        throughput(args.seconds, args.repeat)
+        throughput(args.seconds, args.repeat, loaded=not args.no_load)
 
 
 if __name__ == "__main__":

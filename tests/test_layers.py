@@ -60,6 +60,9 @@ SIBLINGS = {frozenset({"io", "core"})}
 # first kernel is defined: it is the one place that does)
 BASE_ALLOWED = set(sys.stdlib_module_names) | {"numpy"}
 BASE_EXTRA = {"stompbox._base.jit": {"numba"}}
+# the one module that imports names for packages (their module __getattr__): what it imports is what each
+# package's table names, read by _lazy_table as that package's own public names
+LAZY_LOADER = "stompbox._base.lazy"
 
 
 def layer_of(module: str) -> str:
@@ -307,6 +310,8 @@ class _Collector(ast.NodeVisitor):
                 self.add(_absolute(relative_to, name.lstrip(".") or None, level), node)
             else:
                 self.add(name, node)
+            return
+        if self.module == LAZY_LOADER:
             return
         # a computed name: any string of this module that names a module it could load
         lazy = self.is_package_init and self.depth > 0

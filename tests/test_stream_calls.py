@@ -105,3 +105,47 @@ def test_a_plugin_added_to_a_nested_board_mid_stream_is_prepared_and_run():
     reference_reverb.process(stompbox.Gain(gain_db=-6).process(x[:, :2048], 44100), 44100, reset=False)
     expected = reference_reverb.process(expected_inner.process(x[:, 2048:], 44100), 44100, reset=False)
     np.testing.assert_allclose(out, expected, atol=1e-6)
+
+
+@pytest.mark.parametrize("channels", [3, 5])
+@pytest.mark.parametrize("alone", [True, False], ids=["alone", "in-a-board"])
+def test_a_parameter_change_reaches_every_channel_pair_of_a_wide_reverb(monkeypatch, channels, alone):
+    # a Reverb on more than two channels runs one clone per pair; a parameter change mid-stream must reach the
+    # clones on the compiled path as on the Python path (the plan ran the clones with stale coefficients)
+    from stompbox.core import plan
+
+    x = _noise((channels, 16384), seed=3)
+
+    def stream(plans_on: bool) -> np.ndarray:
+        monkeypatch.setattr(plan, "ENABLED", plans_on)
+        reverb = stompbox.Reverb(room_size=0.7)
+        target = reverb if alone else stompbox.Pedalboard([reverb])
+        out = []
+        for i, start in enumerate(range(0, x.shape[1], 512)):
+            if i == 9:
+                reverb.damping = 0.9
+            out.append(target.process(x[:, start : start + 512], 44100, reset=False))
+        return np.concatenate(out, axis=1)
+
+    np.testing.assert_array_equal(stream(True), stream(False))
+
+
+class _Doubled(stompbox.Gain):
+    """A user's subclass of a built-in that changes what a block does."""
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        block *= 2.0
+        return block
+
+
+def test_a_subclass_overriding_process_runs_its_own_code_in_a_board():
+    # the compiled plan would run Gain's kernel (silently ignoring the override): such a class runs in Python
+    assert _Doubled(gain_db=0)._plan_steps(512) is None
+    x = _noise((2, 512))
+    board = stompbox.Pedalboard([_Doubled(gain_db=0), stompbox.LowpassFilter(cutoff_frequency_hz=20000)])
+    expected = stompbox.LowpassFilter(cutoff_frequency_hz=20000).process(x * 2, 44100)
+    for _ in range(2):
+        np.testing.assert_allclose(board.process(x, 44100, reset=True), expected, atol=1e-6)
+    builtin = stompbox.Gain(gain_db=0)
+    builtin.process(x, 44100)
+    assert builtin._plan_steps(512) is not None  # the built-in itself still runs in plans

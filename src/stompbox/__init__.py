@@ -20,8 +20,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from . import effects as _effects
-from ._base.errors import StompboxError
-from ._base.version import __pedalboard_version__, __version__
+from ._base.errors import StompboxError as StompboxError
+from ._base.version import __pedalboard_version__ as __pedalboard_version__
+from ._base.version import __version__ as __version__
 from .core import registry
 
 version = __version__
@@ -78,34 +79,58 @@ __all__ = sorted(
 )
 
 
-if TYPE_CHECKING:  # the lazily loaded names, for type checkers and IDEs
-    from . import io, utils
-    from .board import Chain, Mix, Pedalboard, PluginContainer, process
-    from .chains import load_chain
-    from .core.automation import LFO, Automation, Curve, Envelope
-    from .core.plugin import Plugin
-    from .effects.basic import Bitcrush, Clipping, Distortion, Gain, Invert
-    from .effects.brickwall import BrickwallLimiter
-    from .effects.codecs import GSMFullRateCompressor, MP3Compressor
-    from .effects.convolution import Convolution
-    from .effects.delay import Delay
-    from .effects.dynamics import Compressor, Limiter, NoiseGate
-    from .effects.filters import HighpassFilter, HighShelfFilter, IIRFilter, LowpassFilter, LowShelfFilter, PeakFilter
-    from .effects.ladder import LadderFilter
-    from .effects.modulation import Chorus, Phaser
-    from .effects.pitch import PitchShift, time_stretch
-    from .effects.resample import Resample
-    from .effects.reverb import Reverb
-    from .hosting import (
-        AudioProcessorParameter,
-        ExternalPlugin,
-        ExternalPluginReloadType,
-        VST3Plugin,
-        find_plugins,
-        load_plugin,
-    )
-    from .render import render, render_file
-    from .routing import ChannelMap, ChannelMatrix, Split
+if TYPE_CHECKING:  # the lazily loaded names, for type checkers and IDEs ("name as name": an explicit re-export, which
+    # strict checkers need to accept ``from stompbox import Pedalboard``)
+    from . import io as io
+    from . import utils as utils
+    from .board import Chain as Chain
+    from .board import Mix as Mix
+    from .board import Pedalboard as Pedalboard
+    from .board import PluginContainer as PluginContainer
+    from .board import process as process
+    from .chains import load_chain as load_chain
+    from .core.automation import LFO as LFO
+    from .core.automation import Automation as Automation
+    from .core.automation import Curve as Curve
+    from .core.automation import Envelope as Envelope
+    from .core.plugin import Plugin as Plugin
+    from .effects.basic import Bitcrush as Bitcrush
+    from .effects.basic import Clipping as Clipping
+    from .effects.basic import Distortion as Distortion
+    from .effects.basic import Gain as Gain
+    from .effects.basic import Invert as Invert
+    from .effects.brickwall import BrickwallLimiter as BrickwallLimiter
+    from .effects.codecs import GSMFullRateCompressor as GSMFullRateCompressor
+    from .effects.codecs import MP3Compressor as MP3Compressor
+    from .effects.convolution import Convolution as Convolution
+    from .effects.delay import Delay as Delay
+    from .effects.dynamics import Compressor as Compressor
+    from .effects.dynamics import Limiter as Limiter
+    from .effects.dynamics import NoiseGate as NoiseGate
+    from .effects.filters import HighpassFilter as HighpassFilter
+    from .effects.filters import HighShelfFilter as HighShelfFilter
+    from .effects.filters import IIRFilter as IIRFilter
+    from .effects.filters import LowpassFilter as LowpassFilter
+    from .effects.filters import LowShelfFilter as LowShelfFilter
+    from .effects.filters import PeakFilter as PeakFilter
+    from .effects.ladder import LadderFilter as LadderFilter
+    from .effects.modulation import Chorus as Chorus
+    from .effects.modulation import Phaser as Phaser
+    from .effects.pitch import PitchShift as PitchShift
+    from .effects.pitch import time_stretch as time_stretch
+    from .effects.resample import Resample as Resample
+    from .effects.reverb import Reverb as Reverb
+    from .hosting import AudioProcessorParameter as AudioProcessorParameter
+    from .hosting import ExternalPlugin as ExternalPlugin
+    from .hosting import ExternalPluginReloadType as ExternalPluginReloadType
+    from .hosting import VST3Plugin as VST3Plugin
+    from .hosting import find_plugins as find_plugins
+    from .hosting import load_plugin as load_plugin
+    from .render import render as render
+    from .render import render_file as render_file
+    from .routing import ChannelMap as ChannelMap
+    from .routing import ChannelMatrix as ChannelMatrix
+    from .routing import Split as Split
 
 
 def __getattr__(name: str) -> Any:

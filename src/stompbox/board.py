@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any, overload
+from typing import Any, Self, overload
 
 import numpy as np
 
 from ._base import limits
 from ._base.errors import ChainFormatError
+from .core import plan as plans
 from .core import serial
+from .core.plan import PlanStep, owned
 from .core.plugin import Plugin, tree_epoch
 
 
@@ -24,7 +26,24 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
     @property
     def _block_invariant(self) -> bool:  # type: ignore[override]
         """A container is block-invariant when all its children are."""
+        runner = self._runner
+        if runner is not None and runner.compiled and runner.epoch == plans.epoch():
+            return True  # built-in effects only (what has plan steps is block-invariant)
         return all(child._block_invariant for child in self._children())
+
+    def _known_latency(self) -> int | None:
+        """The latency remembered by a current plan of built-in effects only (whose latency changes only with a
+        parameter or the format, both of which make the plan stale), else ``None``."""
+        runner = self._runner
+        if runner is not None and runner.compiled and runner.epoch == plans.epoch():
+            return runner.latency
+        return None
+
+    def _remember_latency(self, latency: int) -> int:
+        runner = self._runner
+        if runner is not None and runner.compiled and runner.epoch == plans.epoch():
+            runner.latency = latency
+        return latency
 
     def __init__(self, plugins: Iterable[Plugin | None] | None = None) -> None:
         super().__init__()
@@ -64,18 +83,24 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
                 return
         raise ValueError("remove(x): x not in list")
 
+    # an entry reads as Any: a board holds plugins of many types (and None), and code sets the parameters of the
+    # one it picks (``board[0].drive_db = 30``), as with pedalboard
     @overload
-    def __getitem__(self, index: int) -> Plugin | None: ...
+    def __getitem__(self, index: int) -> Any: ...
     @overload
-    def __getitem__(self, index: slice) -> PluginContainer: ...
+    def __getitem__(self, index: slice) -> Self: ...
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
             return type(self)(self._plugins[index])
         return self._plugins[index]
 
-    def __setitem__(self, index: int, plugin: Plugin | None) -> None:
+    @overload
+    def __setitem__(self, index: int, plugin: Plugin | None) -> None: ...
+    @overload
+    def __setitem__(self, index: slice, plugin: Iterable[Plugin | None]) -> None: ...
+    def __setitem__(self, index: int | slice, plugin: Any) -> None:
         if isinstance(index, slice):
-            self._plugins[index] = [self._check(p) for p in plugin]  # type: ignore[union-attr]
+            self._plugins[index] = [self._check(p) for p in plugin]
         else:
             self._plugins[index] = self._check(plugin)
         self._structure_changed()
@@ -113,6 +138,24 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
     def _structure_changed(self) -> None:
         self._forget_format()  # children may be new: prepare again on the next call
         self._tree_changed()
+        self._runner = None
+        self._plan_changed()  # plans that hold this container's steps are rebuilt
+
+    _runner: plans.ChainRunner | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state.pop("_runner", None)  # compiled code: a copy builds its own
+        return state
+
+    def _plan_runner(self, n: int) -> plans.ChainRunner | None:
+        """The compiled plan of this container's children for blocks of ``n`` frames, if plans are used here."""
+        if not plans.ENABLED or n > plans.MAX_PLAN_FRAMES:
+            return None
+        runner = self._runner
+        if runner is None:
+            runner = self._runner = plans.ChainRunner()
+        return runner
 
     def _children(self) -> list[Plugin]:
         return [p for p in self._plugins if p is not None]
@@ -176,9 +219,30 @@ class Chain(PluginContainer):
     """
 
     def _process(self, block: np.ndarray) -> np.ndarray:
-        for child in self._children():
+        runner = self._runner
+        if (
+            runner is not None
+            and runner.epoch == plans.epoch()
+            and block.shape[1] <= runner.max_frames
+            and plans.ENABLED
+        ):
+            return runner.run(block)  # runs of children with plan steps, one compiled call each
+        children = self._children()
+        runner = self._plan_runner(block.shape[1]) if children else None
+        if runner is not None:
+            return runner.process(block, children)
+        for child in children:
             block = child._step(block)
         return block
+
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
+        steps: list[PlanStep] = []
+        for child in self._children():
+            child_steps = child._plan_steps(max_frames)
+            if child_steps is None:
+                return None
+            steps += owned(child_steps, child)
+        return steps
 
     def _prepare_children(self, sample_rate: float, num_channels: int) -> list[bool]:
         # in series: each child sees the channel count of the one before it (routing plugins change it)
@@ -195,7 +259,10 @@ class Chain(PluginContainer):
 
     @property
     def latency_samples(self) -> int:
-        return sum(c.latency_samples for c in self._children())
+        known = self._known_latency()
+        if known is not None:
+            return known
+        return self._remember_latency(sum(c.latency_samples for c in self._children()))
 
     @property
     def tail_seconds(self) -> float:
@@ -224,7 +291,60 @@ class Mix(PluginContainer):
             for c in self._plugins
         ]
 
+    _mix_arrays: tuple[np.ndarray, ...] | None = None
+
+    def _combine(self, per_child: list[list[PlanStep] | None], max_frames: int) -> list[PlanStep] | None:
+        """The steps of the whole Mix from its children's (owned), or ``None`` if it must run in Python (a child
+        without steps, or latency to align)."""
+        if any(steps is None for steps in per_child) or any(pad.shape[1] for pad in self._pads):
+            return None
+        from .core import _plan_kernels as kernels
+
+        if not self._plugins:
+            return [PlanStep(kernels.mix_silence, ())]
+        assert self._format is not None
+        shape = (self._format[1], max_frames)
+        arrays = self._mix_arrays
+        if arrays is None or arrays[0].shape[0] != shape[0] or arrays[0].shape[1] < max_frames:
+            arrays = self._mix_arrays = (
+                np.zeros(shape, np.float32),
+                np.zeros(shape, np.float32),
+                np.ones(1, np.uint8),
+                np.zeros(1, np.uint8),
+            )
+            self._plan_changed()
+        saved, total, first, later = arrays
+        steps = [PlanStep(kernels.mix_save, (saved,))]
+        found = iter(per_child)
+        for i, child in enumerate(self._plugins):
+            if i:
+                steps.append(PlanStep(kernels.mix_restore, (saved,)))
+            if child is not None:
+                child_steps = next(found)
+                assert child_steps is not None  # (a Mix combines its children's steps when every child has some)
+                steps += child_steps
+            steps.append(PlanStep(kernels.mix_add, (total, first if i == 0 else later)))
+        steps.append(PlanStep(kernels.mix_take, (total,)))
+        return steps
+
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
+        per_child: list[list[PlanStep] | None] = []
+        for child in self._children():
+            steps = child._plan_steps(max_frames)
+            per_child.append(None if steps is None else owned(steps, child))
+        return self._combine(per_child, max_frames)
+
     def _process(self, block: np.ndarray) -> np.ndarray:
+        children = self._children()
+        runner = self._plan_runner(block.shape[1])
+        if runner is not None:
+            if runner.epoch != plans.epoch() or block.shape[1] > runner.max_frames:
+                runner.build(children, block.shape[1], combine=self._combine, container=self)
+            if not runner.python:
+                if not block.flags.c_contiguous:
+                    block = np.ascontiguousarray(block)
+                runner.program[0].run(block)  # type: ignore[union-attr]
+                return block
         total: np.ndarray | None = None
         for i, child in enumerate(self._plugins):  # a None branch is the input itself
             out = block.copy() if child is None else child._step(block.copy())
@@ -240,7 +360,10 @@ class Mix(PluginContainer):
 
     @property
     def latency_samples(self) -> int:
-        return max((c.latency_samples for c in self._children()), default=0)
+        known = self._known_latency()
+        if known is not None:
+            return known
+        return self._remember_latency(max((c.latency_samples for c in self._children()), default=0))
 
 
 class Pedalboard(Chain):

@@ -42,6 +42,8 @@ PEDALBOARD_VERSION: str = __pedalboard_version__
 class _ModuleView(types.ModuleType):
     """A module under another name: its own few attributes, everything else read from a stompbox module."""
 
+    __all__: list[str]
+
     def __init__(self, name: str, target: str, doc: str, **own: Any) -> None:
         super().__init__(name, doc)
         self.__dict__["__stompbox_target__"] = target

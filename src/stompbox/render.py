@@ -106,7 +106,7 @@ def _render_blocks(
     else:
         hold = 0
         threshold = math.inf
-        max_tail = 0 if tail is None else int(round(float(tail) * rate))  # type: ignore[arg-type]
+        max_tail = 0 if tail is None else int(round(float(tail) * rate))
     silence = np.zeros((channels, buffer_size), np.float32)
     # output before `read` is always kept; past it, output waits in `pending` until a loud sample releases it
     pending: list[np.ndarray] = []

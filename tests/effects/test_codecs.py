@@ -172,3 +172,22 @@ def test_gsm_repr_and_quality():
     plugin = GSMFullRateCompressor()
     assert plugin.quality is Resample.Quality.WindowedSinc8
     assert repr(plugin).startswith("<stompbox.GSMFullRateCompressor at ")
+
+
+@pytest.mark.parametrize("sr", MP3_RATES)
+@pytest.mark.parametrize("channels", [1, 2])
+def test_mp3_latency_covers_the_bit_reservoirs_longest_wait(sr, channels):
+    """Loud noise bursts, each followed by silence, make LAME leave the most of a frame for later frames' main
+    data while those frames are the smallest (the longest a frame's last byte can wait). Streamed in small
+    blocks, every output sample is still there in time (a stage that delivered late would raise), and equals
+    the whole-array result."""
+    rng = np.random.default_rng(5)
+    x = np.zeros((channels, 2 * sr + 52000), np.float32)  # longer than the latency (51441 at 24 kHz stereo)
+    for start in range(sr // 10, x.shape[1], sr // 2):
+        burst = rng.standard_normal((channels, min(sr // 20, x.shape[1] - start))).astype(np.float32)
+        x[:, start : start + burst.shape[1]] = np.clip(0.9 * burst, -1.0, 1.0)
+    plugin = MP3Compressor(2)
+    whole = plugin(x, sr)
+    streamed = process_in_blocks(plugin, x, sr, 577)
+    n = x.shape[1] - plugin.latency_samples
+    np.testing.assert_allclose(streamed, whole[:, :n], atol=1e-6)

@@ -116,3 +116,10 @@ def test_validation():
     delay = Delay()
     assert (delay.delay_seconds, delay.feedback, delay.mix) == (0.5, 0.0, 0.5)
     Delay(30.0, 1.0, 1.0)
+
+
+def test_a_delay_that_has_run_still_shows_its_parameters():
+    """Its coefficients are its own (they once shadowed the class's parameter table, and repr raised)."""
+    delay = Delay(0.25, 0.5, 0.75)
+    delay(music(0.1), SR)
+    assert repr(delay).startswith("<stompbox.Delay delay_seconds=0.25 feedback=0.5 mix=0.75")

@@ -16,6 +16,7 @@ from stompbox.hosting import AudioProcessorParameter, ExternalPlugin, find_plugi
 
 try:
     from stompbox.hosting import lv2
+    from stompbox.hosting.lv2.ports import describe_ports
 
     WORLD = lv2.lilv()
 except ImportError:  # liblilv missing
@@ -54,7 +55,7 @@ def audio_control_only() -> list[str]:
             uri = WORLD.plugin_uri(p)
             if not uri.startswith(PACKAGE_PREFIXES):
                 continue
-            ports, _ = lv2._describe_ports(WORLD, p)
+            ports, _ = describe_ports(WORLD, p)
             kinds = {q.kind for q in ports}
             if kinds <= {"audio", "control"} and "audio" in kinds:
                 out.append(uri)

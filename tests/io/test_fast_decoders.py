@@ -18,6 +18,7 @@ import pytest
 import soundfile as sf
 
 from stompbox.io import AudioFile
+from stompbox.io.codecs import backends
 from stompbox.io.codecs import wav as wav_module
 from stompbox.io.codecs.backends import SoundfileDecoder
 from stompbox.io.codecs.wav import PcmWavDecoder, parse_riff
@@ -73,6 +74,7 @@ def conversion(request, monkeypatch):
     monkeypatch.setattr(wav_module, "SCRATCH_BYTES", 3000)
     monkeypatch.setattr(wav_module, "CACHE_BYTES", 20000)
     monkeypatch.setattr(wav_module, "PARALLEL_FRAMES", 700 if request.param == "numpy in two threads" else 1 << 40)
+    monkeypatch.setattr(backends.TWO_THREADS, "choose", lambda kind: True)  # split where it may (see backends)
     return request.param
 
 
@@ -202,6 +204,7 @@ def test_a_forked_child_reads_in_two_threads_too(tmp_path, monkeypatch):
     of waiting forever for it."""
     monkeypatch.setattr(wav_module, "USE_NUMBA", False)
     monkeypatch.setattr(wav_module, "PARALLEL_FRAMES", 700)
+    monkeypatch.setattr(backends.TWO_THREADS, "choose", lambda kind: True)
     data = wav_bytes(5001, 2, "PCM_16")
     path = tmp_path / "x.wav"
     path.write_bytes(data)

@@ -29,6 +29,13 @@ def flac(tmp_path, request):
     return str(path)
 
 
+@pytest.fixture(autouse=True)
+def two_threads(monkeypatch):
+    """These tests check the samples and errors of the two-thread path, so long reads take it; whether a long read
+    takes it is TwoThreadPayoff's (tested at the end, with its own instances)."""
+    monkeypatch.setattr(backends.TWO_THREADS, "choose", lambda kind: True)
+
+
 def linear(path: str, monkeypatch) -> np.ndarray:
     monkeypatch.setattr(backends, "PARALLEL_FRAMES", 1 << 40)
     with AudioFile(path) as f:
@@ -165,24 +172,26 @@ def test_a_crop_decodes_no_big_block(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("ext", ["wav", "flac"])
-def test_a_crop_decodes_about_what_it_reads(tmp_path, monkeypatch, ext):
-    """Blocks decoded ahead start at four reads' worth after a seek and double (read_ahead): a seek and four
-    4096-frame reads decode at most twice what they read (a whole 32768- or 65536-frame block was 2.7-5x)."""
-    from stompbox.io.codecs import wav
+def test_a_crop_decodes_what_it_reads(tmp_path, monkeypatch, ext):
+    """A seek and four 4096-frame reads (a training crop) decode exactly the 16384 frames they read: WAV decodes
+    the first read as asked and three reads' worth ahead at the second (read_ahead; a whole 32768- or 65536-frame
+    block was 2.7-5x, four reads' worth 1.25x); FLAC reads of 4096 frames are decoded as asked (libsndfile keeps
+    the rest of a FLAC frame for the next read)."""
+    import os
 
     x = np.random.default_rng(7).uniform(-0.5, 0.5, (2, 20 * SR)).astype(np.float32)
     path = tmp_path / f"crop.{ext}"
     with AudioFile(str(path), "w", SR, 2) as out:
         out.write(x)
     decoded = []
-    if ext == "wav":
-        original = wav.PcmWavDecoder._decode_into
+    if ext == "wav":  # the WAV reader reads the file's bytes with preadv: 4 bytes a frame
+        original = os.preadv
 
-        def counting(self, out, frame):
-            decoded.append(out.shape[1])
-            return original(self, out, frame)
+        def counting(handle, buffers, offset):
+            decoded.append(sum(memoryview(buffer).nbytes for buffer in buffers) // 4)
+            return original(handle, buffers, offset)
 
-        monkeypatch.setattr(wav.PcmWavDecoder, "_decode_into", counting)
+        monkeypatch.setattr(os, "preadv", counting)
     else:
         original = backends.SoundfileDecoder._decode
 
@@ -193,11 +202,54 @@ def test_a_crop_decodes_about_what_it_reads(tmp_path, monkeypatch, ext):
         monkeypatch.setattr(backends.SoundfileDecoder, "_decode", counting)
     with AudioFile(str(path)) as f:
         linear = f.read(f.frames)
-    assert backends.read_ahead(0, 4096, 1 << 20) == 16384 and backends.read_ahead(16384, 4096, 20000) == 20000
+    assert backends.read_ahead(0, 4096, 1 << 20) == 12288 and backends.read_ahead(12288, 4096, 20000) == 20000
     with AudioFile(str(path)) as f:
         for start in (SR, 7 * SR, 15 * SR):
             f.seek(start)
             decoded.clear()
             got = np.concatenate([f.read(4096) for _ in range(4)], axis=1)
             np.testing.assert_array_equal(got, linear[:, start : start + 4 * 4096])
-            assert 4 * 4096 <= sum(decoded) <= 2 * 4 * 4096
+            assert sum(decoded) == 4 * 4096
+
+
+def test_two_threads_are_taken_while_they_pay(monkeypatch):
+    """The first long read of a kind is decoded by two threads, the second by one; then the faster way by its
+    smoothed seconds per frame, except every EXPLORE-th read, which tries the other way; kinds are apart."""
+    monkeypatch.setattr(backends, "usable_cpus", lambda: 2)
+    payoff = backends.TwoThreadPayoff()
+    kind = ("PCM_16", 2, 44100.0)
+    assert payoff.choose(kind) is True
+    payoff.record(kind, True, 1.0, 1000)  # 1 ms a frame in two threads
+    assert payoff.choose(kind) is False
+    payoff.record(kind, False, 3.0, 1000)  # 3 ms in one: two threads pay
+    picks = [payoff.choose(kind) for _ in range(2 * payoff.EXPLORE)]
+    assert picks.count(False) == 2 and all(picks[i] != (i % payoff.EXPLORE == payoff.EXPLORE - 3) for i in range(16))
+    for _ in range(3):  # the second core got busy: two threads now take 5 ms a frame
+        payoff.record(kind, True, 5.0, 1000)
+    assert payoff.choose(kind) is False  # smoothed: (((1 + 5) / 2 + 5) / 2 + 5) / 2 = 4.5 > 3
+    other = ("VORBIS", 2, 44100.0)
+    assert payoff.choose(other) is True
+
+
+def test_one_usable_cpu_never_splits_a_read(monkeypatch, tmp_path):
+    """With one CPU to run on (affinity, a container's quota) a long read is decoded by one thread: the same
+    samples."""
+    monkeypatch.setattr(backends, "usable_cpus", lambda: 1)
+    monkeypatch.setattr(backends, "TWO_THREADS", backends.TwoThreadPayoff())
+    monkeypatch.setattr(backends, "PARALLEL_FRAMES", 1000)
+    path = tmp_path / "x.flac"
+    x = np.random.default_rng(10).uniform(-0.9, 0.9, (30000, 2))
+    sf.write(path, x, SR, subtype="PCM_16")
+    calls = []
+    split = backends.SoundfileDecoder._read_in_two_threads
+
+    def counting(self, *args):
+        calls.append(self.position)
+        return split(self, *args)
+
+    monkeypatch.setattr(backends.SoundfileDecoder, "_read_in_two_threads", counting)
+    with AudioFile(str(path)) as f:
+        got = f.read(f.frames)
+    assert calls == []
+    expected = (sf.read(path, dtype="int16")[0].T.astype(np.float32)) * np.float32(1 / 32767)
+    np.testing.assert_array_equal(got, expected)

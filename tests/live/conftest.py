@@ -57,6 +57,21 @@ class PulseServer:
         shutil.rmtree(self.runtime_dir, ignore_errors=True)
 
 
+def _make_realtime(pid: int) -> None:
+    """Give the server's main thread real-time priority where this process may (root, or an RTPRIO limit).
+
+    A desktop's audio server runs at real-time priority (rtkit). Ours makes its sink threads real-time itself
+    but leaves its main thread, which moves the clients' audio, at normal priority: on a machine whose cores are
+    busy with other work it is then late itself, and the null sink plays silence for what the clients wrote
+    in time. Real-time priority keeps the tests about the clients."""
+    chrt = shutil.which("chrt")
+    if chrt is not None:
+        try:
+            subprocess.run([chrt, "-r", "-p", "20", str(pid)], capture_output=True, timeout=5)
+        except (OSError, subprocess.SubprocessError):
+            pass
+
+
 def start_pulse_server() -> PulseServer:
     """Start a private server with the sinks ``a`` and ``b`` (48 kHz stereo float), ``long`` (a long
     description), a null source described as a microphone and a sink described as a speaker."""
@@ -107,6 +122,7 @@ def start_pulse_server() -> PulseServer:
             server.stop()
             pytest.fail(f"the private PulseAudio server did not start: {err}")
         time.sleep(0.1)
+    _make_realtime(process.pid)
     server.pactl("set-default-sink", "a")
     server.pactl("set-default-source", "a.monitor")
     server.sinks = {"a": "SinkA", "b": "SinkB", "long": LONG_DESCRIPTION, "spk": "Test Speaker"}

@@ -166,13 +166,21 @@ def test_tone_played_in_another_process_is_recorded_with_its_frequency_and_level
         [
             sys.executable,
             "-c",
-            "import numpy as np, time; from stompbox.live.stream import AudioStream; time.sleep(0.5); "
+            "import numpy as np, sys, time; from stompbox.live.stream import AudioStream; "
+            "print('ready', flush=True); sys.stdin.readline(); time.sleep(1.0); "
             f"t = np.arange({int(1.5 * RATE)}) / {RATE}; "
             f"AudioStream.play(({AMPLITUDE} * np.sin(2 * np.pi * 440 * t)).astype(np.float32), "
             f"{RATE}, 'SinkA')",
         ],
         env=pulse.env | {"STOMPBOX_AUDIO_BACKEND": "pulseaudio"},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
+    # the player has imported what it needs (slow on a loaded machine): the recording starts as it plays
+    assert player.stdout.readline().strip() == "ready"
+    player.stdin.write("go\n")
+    player.stdin.flush()
     path = tmp_path / "take.wav"
     frames = live.record_to_file(path, 4.0, "Monitor of SinkA", sample_rate=RATE, num_channels=2)
     assert player.wait(20) == 0

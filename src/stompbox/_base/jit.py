@@ -16,9 +16,17 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
+
+import numpy as np
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: A scalar argument of a kernel: a Python number or a NumPy scalar. Kernels are compiled per argument type, so a
+#: float32 scalar (``np.float32(x)``) is passed as one on purpose: the kernel then computes in single precision.
+Number: TypeAlias = "float | np.floating[Any]"
+#: An integer argument or result of a kernel: a Python int or a NumPy integer (an int64 ring position, say).
+Integer: TypeAlias = "int | np.integer[Any]"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
@@ -108,7 +116,7 @@ def _import_arraymath_quietly() -> None:
     if "numba.np.arraymath" in sys.modules:
         return
     try:
-        linalg = importlib.import_module("numba.np.linalg")
+        linalg: Any = importlib.import_module("numba.np.linalg")
         original = linalg.ensure_blas
     except (ImportError, AttributeError):  # another Numba layout: let Numba probe as it always does
         return
@@ -122,7 +130,7 @@ def _import_arraymath_quietly() -> None:
 
     linalg.ensure_blas = _probe
     try:
-        arraymath = importlib.import_module("numba.np.arraymath")
+        arraymath: Any = importlib.import_module("numba.np.arraymath")
     except ImportError:  # pragma: no cover - Numba reports it again where it matters
         return
     finally:
@@ -150,7 +158,7 @@ def _fast_cache_load(dispatcher: Any) -> None:
     """
     if not FAST_LOAD:
         return
-    cache = getattr(dispatcher, "_cache", None)
+    cache: Any = getattr(dispatcher, "_cache", None)
     load = getattr(cache, "_load_overload", None)
     guard = getattr(cache, "_guard_against_spurious_io_errors", None)
     if not (callable(load) and callable(guard)):

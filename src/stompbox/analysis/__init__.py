@@ -8,8 +8,9 @@ rest (the module object is callable too, so the call works whichever was importe
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+from .._base.lazy import lazy_names
 
 _LAZY_NAMES: dict[str, str] = {
     name: ".loudness"
@@ -28,13 +29,15 @@ _LAZY_NAMES: dict[str, str] = {
 __all__ = sorted(_LAZY_NAMES)
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY_NAMES:
-        value = getattr(importlib.import_module(_LAZY_NAMES[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+if TYPE_CHECKING:  # the lazily loaded names, for type checkers and IDEs ("name as name": re-exported)
+    from .loudness import LoudnessMeter as LoudnessMeter
+    from .loudness import LoudnessNormalize as LoudnessNormalize
+    from .loudness import LoudnessResult as LoudnessResult
+    from .loudness import NormalizeReport as NormalizeReport
+    from .loudness import loudness as loudness
+    from .loudness import loudness_of_file as loudness_of_file
+    from .loudness import normalization_gain_db as normalization_gain_db
+    from .loudness import normalize_file as normalize_file
 
 
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(globals(), _LAZY_NAMES)

@@ -114,7 +114,14 @@ def k_weighting_coefficients(sample_rate: float) -> np.ndarray:
     return np.array([shelf, highpass], dtype=np.float64)
 
 
-def _k_energy_kernel(block, coeffs, state, acc, ends, out):  # pragma: no cover - compiled
+def _k_energy_kernel(
+    block: np.ndarray,
+    coeffs: np.ndarray,
+    state: np.ndarray,
+    acc: np.ndarray,
+    ends: np.ndarray,
+    out: np.ndarray,
+) -> None:  # pragma: no cover - compiled
     """K-weight ``block`` ((channels, n), not modified) and sum the squares per 100 ms segment.
 
     ``coeffs`` is float64 ``(2, 5)`` (:func:`k_weighting_coefficients`); ``state`` float64 ``(channels, 8)``:
@@ -181,7 +188,7 @@ def _true_peak_filter() -> np.ndarray:
 _TP_FILTER = _true_peak_filter()
 
 
-def _true_peak_kernel(buf, h, peaks):  # pragma: no cover - compiled
+def _true_peak_kernel(buf: np.ndarray, h: np.ndarray, peaks: np.ndarray) -> None:  # pragma: no cover - compiled
     """Largest absolute interpolated value per channel of ``buf`` ((channels, taps + n) float64: the last
     ``taps`` samples of history, then the new block), between ``buf[j]`` and ``buf[j + 1]`` for the ``n``
     points ``j = taps/2 - 1 ...``; ``peaks`` (float64 ``(channels,)``) is raised in place. ``h`` holds the
@@ -289,7 +296,14 @@ def _biquad(x: np.ndarray, b: np.ndarray, a1: float, a2: float, state: np.ndarra
     return y
 
 
-def _k_energy_numpy(block, coeffs, state, acc, ends, out) -> None:  # noqa: ANN001 - the kernel's signature
+def _k_energy_numpy(
+    block: np.ndarray,
+    coeffs: np.ndarray,
+    state: np.ndarray,
+    acc: np.ndarray,
+    ends: np.ndarray,
+    out: np.ndarray,
+) -> None:
     """:func:`_k_energy_kernel` in NumPy (no Numba to load: a short file is measured sooner), the same sums
     within float64 rounding (the filters are the same recursions, evaluated by blocks)."""
     n = block.shape[1]
@@ -311,7 +325,7 @@ def _k_energy_numpy(block, coeffs, state, acc, ends, out) -> None:  # noqa: ANN0
     acc += squares[:, starts[-1] :].sum(axis=1)
 
 
-def _true_peak_numpy(buf, h, peaks) -> None:  # noqa: ANN001 - the kernel's signature
+def _true_peak_numpy(buf: np.ndarray, h: np.ndarray, peaks: np.ndarray) -> None:
     """:func:`_true_peak_kernel` in NumPy."""
     taps = h.shape[1]
     n = buf.shape[1] - taps
@@ -597,7 +611,8 @@ class LoudnessMeter:
             sums += weighted[offset : offset + count]
         starts = self._boundary(np.arange(count))
         lengths = self._boundary(np.arange(size, size + count)) - starts
-        return sums / lengths
+        result: np.ndarray = sums / lengths
+        return result
 
     def result(self) -> LoudnessResult:
         """The loudness of everything added so far (the meter can keep going afterwards)."""
@@ -930,7 +945,8 @@ class LoudnessNormalize:
         before = loudness(audio, sample_rate, layout=layout)
         self.last_report = _report(before, self._target, self._ceiling)
         scale = 10.0 ** (self.last_report.gain_db / 20.0)
-        return (np.asarray(audio) * scale).astype(np.float32)
+        result: np.ndarray = (np.asarray(audio) * scale).astype(np.float32)
+        return result
 
     __call__ = process
 

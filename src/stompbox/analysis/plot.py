@@ -456,7 +456,9 @@ def plot_audio(
     bar.set_label("level (dBFS)")
     if title:
         fig.suptitle(title, fontsize=12)
-    fig.get_layout_engine().execute(fig)  # the layout (no drawing): where each spectrogram's pixels go
+    engine = fig.get_layout_engine()
+    assert engine is not None  # (the figure was made with one)
+    engine.execute(fig)  # the layout (no drawing): where each spectrogram's pixels go
     fig.set_layout_engine("none")  # kept from here on, so the images stay on their axes
     images = [
         _paint(fig, spec, colours, summary, times, levels, start) for spec, summary, times, levels in spectrograms

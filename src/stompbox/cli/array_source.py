@@ -12,6 +12,9 @@ __all__ = ["ArraySource"]
 class ArraySource(AudioReader):
     """An in-memory float32 ``(channels, n)`` array with the reader API (for generated audio)."""
 
+    samplerate: float
+    closed: bool
+
     def __init__(self, samples: np.ndarray, samplerate: int, name: str = "") -> None:
         self._data = np.ascontiguousarray(samples, dtype=np.float32)
         self.samplerate = samplerate
@@ -23,11 +26,13 @@ class ArraySource(AudioReader):
 
     @property
     def num_channels(self) -> int:
-        return self._data.shape[0]
+        channels: int = self._data.shape[0]
+        return channels
 
     @property
     def frames(self) -> int:
-        return self._data.shape[1]
+        frames: int = self._data.shape[1]
+        return frames
 
     def read(self, num_frames: int) -> np.ndarray:
         out = np.ascontiguousarray(self._data[:, self._pos : self._pos + num_frames])

@@ -55,7 +55,7 @@ class CLIError(StompboxError):
 class Parser(argparse.ArgumentParser):
     """argparse with one-line errors, as the tool's own: ``stompbox render: error: ...`` (status 2)."""
 
-    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         text = " ".join(str(message).split())
         self.exit(2, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
 
@@ -288,7 +288,8 @@ def output_type(path: str, args: argparse.Namespace) -> str:
     """The format key of an output: ``-t/--type`` if given, else from the path's extension (``wav`` for ``-``)."""
     kind = getattr(args, "type", None)
     if kind:
-        return kind.strip().lstrip(".").lower()
+        result: str = kind.strip().lstrip(".").lower()
+        return result
     if path == STDIO:
         return "wav"
     return os.path.splitext(path)[1].lstrip(".").lower()

@@ -87,12 +87,12 @@ class Automation:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self._key() == other._key()  # type: ignore[attr-defined]
+        return self._key() == other._key()
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, str(self._key())))
 
-    def _key(self) -> Any:
+    def _key(self) -> object:
         return self.to_dict()
 
 
@@ -150,7 +150,7 @@ class Curve(Automation):
             "LFO, which are saved as data."
         )
 
-    def _key(self) -> Any:
+    def _key(self) -> object:
         return self.values.tobytes()
 
     def __repr__(self) -> str:
@@ -216,7 +216,7 @@ class Envelope(Automation):
         span = t1 - t0
         with np.errstate(divide="ignore", invalid="ignore"):
             frac = np.clip(np.where(span > 0, (t - t0) / np.where(span > 0, span, 1.0), 1.0), 0.0, 1.0)
-            out = v0 + (v1 - v0) * frac
+            out: np.ndarray = v0 + (v1 - v0) * frac
             if self._exp.any():
                 e = self._exp[k]
                 if e.any():

@@ -32,11 +32,12 @@ def _bits(typingctx, value):  # type: ignore[no-untyped-def]
 
 
 @kernel
-def all_finite(block):  # pragma: no cover - compiled
+def all_finite(block: np.ndarray) -> bool:  # pragma: no cover - compiled
     """True if no sample of the 2-D float32 ``block`` (any strides) is NaN or infinite."""
     top = np.uint32(0)
     for c in range(block.shape[0]):
         row = block[c]
         for i in range(row.shape[0]):
             top = max(top, _bits(row[i]) & _EXPONENT)
-    return top != _EXPONENT
+    finite: bool = top != _EXPONENT
+    return finite

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from .._base.jit import kernel, loaded
+from .._base.jit import Integer, Number, kernel, loaded
 
-__all__ = ["kernel", "loaded"]
+__all__ = ["Integer", "Number", "kernel", "loaded"]

@@ -14,7 +14,7 @@ import enum
 import math
 import numbers
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 
@@ -22,6 +22,9 @@ from .automation import as_automation, is_automation_like
 from .errors import ChoiceError
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+#: the type a parameter reads back as: its ``kind`` (``float`` unless given)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,7 @@ class ParamSpec:
         return "per sample" if self.per_sample else "per block"
 
 
-class Param:
+class Param(Generic[T]):
     """A validated plugin parameter.
 
     Parameters
@@ -112,6 +115,7 @@ class Param:
         pedalboard. ``False`` keeps the double as given (pedalboard's ``PitchShift.semitones``).
     """
 
+    @overload
     def __init__(
         self,
         default: Any,
@@ -123,7 +127,41 @@ class Param:
         unit: str = "",
         doc: str = "",
         error: str | None = None,
-        kind: type = float,
+        kind: type[T],
+        automatable: bool = False,
+        per_sample: bool = False,
+        keyword_only: bool = False,
+        float32: bool = True,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: Param[float],
+        default: float,
+        *,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        min_exclusive: bool = False,
+        max_exclusive: bool = False,
+        unit: str = "",
+        doc: str = "",
+        error: str | None = None,
+        automatable: bool = False,
+        per_sample: bool = False,
+        keyword_only: bool = False,
+        float32: bool = True,
+    ) -> None: ...
+    def __init__(
+        self,
+        default: Any,
+        *,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        min_exclusive: bool = False,
+        max_exclusive: bool = False,
+        unit: str = "",
+        doc: str = "",
+        error: str | None = None,
+        kind: type[Any] = float,
         automatable: bool = False,
         per_sample: bool = False,
         keyword_only: bool = False,
@@ -149,6 +187,10 @@ class Param:
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
 
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> Param[T]: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> T: ...
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
         if instance is None:
             return self
@@ -282,14 +324,14 @@ def is_generated_init(function: Any) -> bool:
     return bool(getattr(function, _GENERATED, False))
 
 
-def _annotation(param: Param) -> Any:
+def _annotation(param: Param[Any]) -> Any:
     kind = param.kind
     if param.automatable:
         return f"{kind.__name__} | Automation"
     return kind if kind in (float, int, bool) else kind.__qualname__
 
 
-def make_init(cls: type, params: dict[str, Param], base_init: Any) -> Any:
+def make_init(cls: type, params: dict[str, Param[Any]], base_init: Any) -> Any:
     """A constructor for ``cls`` taking its declared parameters, in declaration order, with their defaults
     (positional or keyword; ``keyword_only`` ones by keyword only), and handing all of them to ``base_init``."""
     import inspect
@@ -347,7 +389,7 @@ def _members(kind: type) -> tuple[str, ...]:
     return tuple(getattr(kind, "__members__", {}))
 
 
-def _entry(param: Param) -> str:
+def _entry(param: Param[Any]) -> str:
     import textwrap
 
     kind = param.kind
@@ -371,7 +413,7 @@ def _entry(param: Param) -> str:
     return "\n".join([head, *("    " + line for line in body)])
 
 
-def document(doc: str | None, params: dict[str, Param]) -> str | None:
+def document(doc: str | None, params: dict[str, Param[Any]]) -> str | None:
     """``doc`` with the Parameters section written from the declarations: entries for declared parameters it
     does not describe yet are appended to its Parameters section (made, before any later section, if it has
     none)."""

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from .._base import limits
+from . import plan as plans
 from . import registry
 from . import traits as traits_module
 from .automation import Automation
@@ -41,6 +42,9 @@ from .traits import Traits
 
 if TYPE_CHECKING:
     from .plan import PlanStep
+
+#: the hooks that say what a block does: a class overriding one without giving its own plan steps runs in Python
+_PROCESSING_HOOKS = ("_process", "_step", "_map")
 
 DUPLICATE_ERROR = (
     "The same plugin instance is being used multiple times in the same chain of plugins, which would cause "
@@ -92,7 +96,7 @@ class Plugin:
     Do not instantiate it directly; use its subclasses (``Gain``, ``Reverb``, ``Pedalboard``, ...).
     """
 
-    _params: ClassVar[dict[str, Param]] = {}
+    _params: ClassVar[dict[str, Param[Any]]] = {}
     _abstract: ClassVar[bool] = True
     #: the engine traits, declared as class keywords and checked at the class statement (see core/traits.py);
     #: each is also set as the private class attribute the engine reads (``_stateful``, ``_block_invariant``,
@@ -130,6 +134,8 @@ class Plugin:
     #: :meth:`_map`: a call without automation then runs as one pass from the caller's array into the output
     #: (no staging blocks, one GIL release), which is what lets memory-bound effects scale across threads
     _pointwise: ClassVar[bool] = False
+    #: the compiled plan of the plugin alone, for calls of one block (see :meth:`_solo_step`)
+    _solo_runner: plans.ChainRunner | None = None
     #: the checked plugin tree and the tree epoch it was made in (see :meth:`_locked_tree`)
     _tree_cache: tuple[int, list[Plugin]] | None = None
     #: what the last call's checks established, for the next call of the same stream to skip them: the sample
@@ -146,7 +152,7 @@ class Plugin:
             if trait == "block_invariant" and trait not in traits and isinstance(getattr(cls, attribute), property):
                 continue  # inherited from such a container
             setattr(cls, attribute, getattr(declared, trait))
-        params: dict[str, Param] = {}
+        params: dict[str, Param[Any]] = {}
         for klass in reversed(cls.__mro__):
             for name, value in vars(klass).items():
                 if isinstance(value, Param):
@@ -175,6 +181,15 @@ class Plugin:
                     f"{cls.__name__} declares per-sample automation of {', '.join(sorted(cls._native_automation))} "
                     "but does not implement _process_automated."
                 )
+        if (
+            "_plan_steps" not in vars(cls)
+            and any(hook in vars(cls) for hook in _PROCESSING_HOOKS)
+            and any(not base._abstract for base in cls.__mro__[1:] if issubclass(base, Plugin))
+        ):
+            # a subclass of a working plugin that changes what a block does (a user's Gain overriding _process)
+            # must run that code: the plan steps it inherits would compile its parent's kernels instead, so it
+            # runs in Python
+            cls._plan_steps = Plugin._plan_steps  # type: ignore[method-assign]
         registry.record(cls)
 
     def __init__(self, *args: Any, **params: Any) -> None:
@@ -256,9 +271,17 @@ class Plugin:
         """Record the stream format without preparing (for plugins that prepare what they hold themselves)."""
         self._format = (sample_rate, num_channels)
 
+    #: called with the plugin when it asks for an update (a live stream running it in a compiled plan applies
+    #: the change at once, from the caller's thread); None for plugins nobody watches
+    _update_listener: Any = None
+
     def _request_update(self) -> None:
         """Have ``_update`` recompute derived values before the next block."""
         self._dirty = True
+        plans.move_epoch()  # compiled plans over this plugin bring it up to date before their next block
+        listener = self._update_listener
+        if listener is not None:
+            listener(self)
 
     def _update_now(self) -> None:
         """Recompute derived values now rather than before the next block."""
@@ -282,8 +305,7 @@ class Plugin:
     # ------------------------------------------------------------------ compiled plans (see core/plan.py)
     #: bumped by :meth:`_plan_changed`; owners of plans rebuild their table when a plugin's generation moved
     _plan_generation: int = 0
-    #: bumped with every plugin's generation: owners of plans look at their plugins only when it moved
-    _plan_epoch: ClassVar[int] = 0
+    # (the plan epoch, which moves with every plugin's generation and every parameter change, is core/plan.py's)
 
     def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
         """The compiled steps of this plugin's ``_process`` for blocks of at most ``max_frames`` frames (see
@@ -293,7 +315,7 @@ class Plugin:
     def _plan_changed(self) -> None:
         """Say that an array a plan step refers to was replaced (plans over this plugin rebuild their table)."""
         self._plan_generation += 1
-        Plugin._plan_epoch += 1
+        plans.move_epoch()
 
     # ------------------------------------------------------------------ public properties
     @property
@@ -359,6 +381,22 @@ class Plugin:
         out = self._process(block) if not self._automation else self._step_automated(block)
         self._end_step(out, block.shape[1])
         return out
+
+    def _solo_step(self, block: np.ndarray) -> np.ndarray:
+        """:meth:`_step` for a call's single block, through the plugin's compiled plan when it has one: its
+        kernels and the non-finite check in one compiled call (what a stream of small blocks pays per call)."""
+        runner = self._solo_runner
+        if runner is not None and runner.epoch == plans.epoch() and block.shape[1] <= runner.max_frames:
+            return runner.run(block)
+        if (
+            type(self)._plan_steps is Plugin._plan_steps
+            or self._children()  # (containers run their children's plans themselves)
+            or block.shape[1] > plans.MAX_PLAN_FRAMES
+            or not plans.ENABLED
+        ):
+            return self._step(block)
+        runner = self._solo_runner = plans.ChainRunner()
+        return runner.process(block, [self])
 
     def _begin_step(self) -> None:
         """Bring coefficients up to date before a block (parameters changed since the last one)."""
@@ -629,7 +667,7 @@ class Plugin:
                 output = np.zeros((channels, total), np.float32)
                 output[:, :frames] = audio
             if total:
-                result = self._step(output)
+                result = self._solo_step(output)
                 if result is not output:
                     if result.shape == output.shape:
                         output[...] = result
@@ -642,7 +680,8 @@ class Plugin:
             scratch = np.empty((channels, block_size), np.float32)
             for start in range(0, total, block_size):
                 stop = min(start + block_size, total)
-                staged = scratch[:, : stop - start]
+                # C-contiguous also for the last, shorter block: the first channels * m floats of the scratch
+                staged = scratch.reshape(-1)[: channels * (stop - start)].reshape(channels, stop - start)
                 if stop <= frames:
                     staged[...] = audio[:, start:stop]
                 else:
@@ -687,7 +726,9 @@ class Plugin:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state.pop("_lock", None)
+        state.pop("_update_listener", None)  # a live stream's, not part of the plugin
         state.pop("_tree_cache", None)
+        state.pop("_solo_runner", None)  # compiled code: a copy builds its own
         state.pop("_accepted", None)
         return state
 
@@ -771,13 +812,35 @@ class PairedChannels(Plugin):
         self._clock = 0
         self._withheld = self._latency_seen = self.latency_samples
 
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
+        """With channel pairs: the steps of every pair's clone, on the pair's rows (``plugin`` = the clone)."""
+        if self._pairs is None:
+            return super()._plan_steps(max_frames)
+        steps: list[PlanStep] = []
+        for k, clone in enumerate(self._pairs):
+            clone_steps = clone._plan_steps(max_frames)
+            if clone_steps is None:
+                return None
+            assert clone._format is not None
+            for step in clone_steps:
+                lo, hi = step.rows if step.rows is not None else (0, clone._format[1])
+                steps.append(step._replace(rows=(2 * k + lo, 2 * k + hi), plugin=step.plugin or clone))
+        return steps
+
+    def _begin_step(self) -> None:
+        if self._pairs is None:
+            super()._begin_step()
+        elif self._dirty:  # the clones follow the parameters, and are brought up to date now: a compiled plan
+            # runs their kernels without calling their own _begin_step
+            for clone in self._pairs:
+                self._sync(clone)
+                clone._begin_step()
+            self._dirty = False
+
     def _step(self, block: np.ndarray) -> np.ndarray:
         if self._pairs is None:
             return super()._step(block)
-        if self._dirty:
-            for clone in self._pairs:
-                self._sync(clone)
-            self._dirty = False
+        self._begin_step()
         out = np.empty_like(block)
         for k, clone in enumerate(self._pairs):
             out[2 * k : 2 * k + 2] = clone._step(np.ascontiguousarray(block[2 * k : 2 * k + 2]))
@@ -824,6 +887,7 @@ class SidechainInput(Plugin):
     def sidechain(self, key: np.ndarray | None) -> None:
         self._key = _as_key(key)
         self._key_base = 0
+        self._plan_changed()  # whether it can run in a compiled plan may have changed
 
     def process(
         self,

@@ -6,9 +6,9 @@ that needs them is used).
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
+from .._base.lazy import lazy_names
 from ..core import registry
 
 # public name -> module (relative to this package) that defines it
@@ -44,18 +44,37 @@ EXPORTS: dict[str, str] = {
 __all__ = sorted(EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+if TYPE_CHECKING:  # the lazily loaded names, for type checkers and IDEs ("name as name": re-exported)
+    from .basic import Bitcrush as Bitcrush
+    from .basic import Clipping as Clipping
+    from .basic import Distortion as Distortion
+    from .basic import Gain as Gain
+    from .basic import Invert as Invert
+    from .brickwall import BrickwallLimiter as BrickwallLimiter
+    from .codecs import GSMFullRateCompressor as GSMFullRateCompressor
+    from .codecs import MP3Compressor as MP3Compressor
+    from .convolution import Convolution as Convolution
+    from .delay import Delay as Delay
+    from .dynamics import Compressor as Compressor
+    from .dynamics import Limiter as Limiter
+    from .dynamics import NoiseGate as NoiseGate
+    from .filters import HighpassFilter as HighpassFilter
+    from .filters import HighShelfFilter as HighShelfFilter
+    from .filters import IIRFilter as IIRFilter
+    from .filters import LowpassFilter as LowpassFilter
+    from .filters import LowShelfFilter as LowShelfFilter
+    from .filters import PeakFilter as PeakFilter
+    from .ladder import LadderFilter as LadderFilter
+    from .modulation import Chorus as Chorus
+    from .modulation import Phaser as Phaser
+    from .pitch import PitchShift as PitchShift
+    from .pitch import time_stretch as time_stretch
+    from .resample import Resample as Resample
+    from .reverb import Reverb as Reverb
+
+
+__getattr__, __dir__ = lazy_names(globals(), EXPORTS)
 
 
 # the effect classes (time_stretch is a function); the registry imports a module when its effect is looked up
 registry.provide("effect", [name for name in EXPORTS if name[:1].isupper()], __getattr__)
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(EXPORTS))

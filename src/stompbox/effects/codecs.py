@@ -9,12 +9,14 @@ How each one streams (measured with soundfile 0.14 / libsndfile 1.2.2):
   whole signal in one go, so the codec's state carries across blocks as it should. The chain is pedalboard's:
   channel mean -> resample to 8 kHz -> 160-sample frames -> encode+decode -> resample back -> copied to every
   channel.
-- **MP3**: LAME releases frames in content-dependent bursts, so the signal is coded in fixed segments of
-  ``16 * 1152`` samples at fixed positions: each segment is encoded with ``2 * 1152`` samples of pre-roll (to
-  settle the psychoacoustic model and bit reservoir) and ``576 + 1152`` of post-roll, decoded, cut by the
-  codec delay (measured once per rate and channel count: lag 0), and joined to the previous segment with a
-  576-sample linear cross-fade. Segment positions depend only on the absolute sample position, so the result
-  is the same for any block size.
+- **MP3** is coded continuously too: one LAME encoder (``lameenc``) and one FFmpeg decoder (PyAV), fed whole
+  frames as they complete. LAME's bytes depend only on the samples given to it, never on how they were cut
+  into calls, so the output is the same for any block size; what varies is when a frame's last byte comes out.
+  That is bounded by the format: LAME encodes frame ``k`` once its analysis window is full, and the frame's
+  tail may be left as a hole for later frames' main data (the bit reservoir), at most as many bytes as
+  ``main_data_begin`` can point back (511 in MPEG-1, 255 in MPEG-2/2.5). The stage's lookahead is that bound
+  plus the codec delay (cut from the front: lag 0). The bound was reached exactly, and never passed, by noise
+  bursts followed by silence at every rate.
 """
 
 from __future__ import annotations
@@ -38,10 +40,7 @@ _GSM_FRAME_BYTES = 33
 _GSM_SUB_BLOCK = 16384
 
 _MP3_FRAME = 1152
-_MP3_SEGMENT = 16 * _MP3_FRAME
-_MP3_PREROLL = 2 * _MP3_FRAME
-_MP3_FADE = 576
-_MP3_POSTROLL = _MP3_FRAME
+_MP3_SUB_BLOCK = 16384  # samples per encoder call (fewer Python round trips; LAME's work is the same)
 
 
 def _soundfile() -> Any:
@@ -62,21 +61,52 @@ def _lame_encode(segment: np.ndarray, sample_rate: int, vbr_quality: float) -> b
     return bytes(encoder.encode(pcm16(segment.T)) + encoder.flush())
 
 
-def _decode(data: bytes, channels: int) -> np.ndarray:
-    """A raw MP3 stream decoded by FFmpeg (PyAV), ``(channels, n)`` float32. (libsndfile stops a VBR stream
-    without a tag at the length it estimates from the first frame's bitrate.)"""
-    import av
+class _MP3Decoder:
+    """FFmpeg's MP3 decoder (PyAV) fed whole frames of a raw stream as they complete; ``(channels, n)`` float32.
 
-    parts = []
-    with av.open(io.BytesIO(data), format="mp3") as container:
-        for frame in container.decode(audio=0):
-            samples = frame.to_ndarray()
-            if not frame.format.is_planar:
-                samples = samples.reshape(-1, channels).T
-            parts.append(samples.astype(np.float32, copy=False))
-    if not parts:
-        return np.zeros((channels, 0), np.float32)
-    return np.concatenate(parts, axis=1)
+    (libsndfile stops a VBR stream without a tag at the length it estimates from the first frame's bitrate.)
+    """
+
+    def __init__(self, channels: int) -> None:
+        import av
+
+        self._av = av
+        codec = av.CodecContext.create("mp3float", "r")
+        assert isinstance(codec, av.AudioCodecContext)  # (a decoder of audio)
+        self._codec = codec
+        self._channels = channels
+        self._pending = bytearray()  # bytes of a frame not complete yet
+
+    def decode(self, data: bytes) -> np.ndarray:
+        """Decode every frame that ``data`` completes (a partial last frame waits for the next call)."""
+        from ..io.codecs.mp3_frames import frame_length
+
+        pending = self._pending
+        pending += data
+        at = 0
+        while True:
+            length = frame_length(pending, at)
+            if not length or at + length > len(pending):
+                break
+            at += length
+        if not at:
+            return np.zeros((self._channels, 0), np.float32)
+        packet = self._av.Packet(bytes(pending[:at]))
+        del pending[:at]
+        frames = self._codec.decode(packet)
+        out = np.empty((self._channels, sum(frame.samples for frame in frames)), np.float32)
+        at = 0
+        for frame in frames:  # planar float32 (FFmpeg's float decoder): each plane is one channel
+            count = frame.samples
+            for channel, plane in enumerate(frame.planes):
+                out[channel, at : at + count] = np.frombuffer(memoryview(plane), np.float32, count)
+            at += count
+        return out
+
+
+def _decode(data: bytes, channels: int) -> np.ndarray:
+    """A whole raw MP3 stream decoded, ``(channels, n)`` float32."""
+    return _MP3Decoder(channels).decode(data)
 
 
 def _mp3_lag(sample_rate: int, channels: int) -> int:
@@ -95,71 +125,79 @@ def _mp3_lag(sample_rate: int, channels: int) -> int:
     return _MP3_LAG[key]
 
 
-def mp3_round_trip(segment: np.ndarray, sample_rate: int, vbr_quality: float) -> np.ndarray:
-    """Encode ``(channels, n)`` float32 audio to VBR MP3 with LAME and decode it again (same shape).
+def mp3_stream_lookahead(sample_rate: int, channels: int) -> int:
+    """Input samples LAME may hold back before the last byte of a frame is out, at most (see the module
+    docstring): its analysis window, plus the frames that the bit reservoir can leave unfinished.
 
-    ``vbr_quality`` is LAME's VBR quality, 0 (best) to 10 (smallest). The stream is encoded by LAME through
-    ``lameenc`` (LAME's default algorithm quality, as pedalboard uses it: about 2.5 times faster than
-    libsndfile's encoder, which hard-codes a slower one) from 16-bit samples, and decoded by FFmpeg; the codec
-    delay is cut from the front, so the output lines up with the input (lag 0).
+    LAME encodes frame ``k`` once ``A + k * spf`` samples are in (``A`` = 1376 for MPEG-1, 800 for MPEG-2 and
+    2.5: its 1904- or 1328-sample analysis buffer, primed with 528). The frame's last bytes may be a hole that
+    later frames' main data fill: the hole is at most what ``main_data_begin`` can point back (511 bytes in
+    MPEG-1, 255 in MPEG-2/2.5), and each later frame adds at least the main data of the smallest frame
+    (lowest bitrate, less header and side information), which bounds the frames to wait for.
     """
-    channels, frames = segment.shape
-    decoded = _decode(_lame_encode(segment, sample_rate, vbr_quality), channels)
-    lag = _mp3_lag(sample_rate, channels)
-    out = np.zeros((channels, frames), np.float32)
-    n = max(0, min(frames, decoded.shape[1] - lag))
-    out[:, :n] = decoded[:, lag : lag + n]
-    return out
+    from ..io.codecs.mp3_frames import _RATES
+
+    version = next(v for v, rates in _RATES.items() if sample_rate in rates)
+    mpeg1 = version == 3
+    spf = 1152 if mpeg1 else 576
+    smallest = (144_000 * 32 if mpeg1 else 72_000 * 8) // sample_rate
+    side = (17 if channels == 1 else 32) if mpeg1 else (9 if channels == 1 else 17)
+    room = smallest - 4 - side
+    reservoir = 511 if mpeg1 else 255
+    frames = -(-reservoir // room)
+    return (1376 if mpeg1 else 800) + spf * (frames + 1)  # one frame more than the bound, as a margin
 
 
-class MP3SegmentStage(Stage):
-    """Code a stream as MP3 in fixed, overlapping segments (see the module docstring).
+class MP3StreamStage(Stage):
+    """Code a stream as MP3 continuously: one LAME encoder, one FFmpeg decoder, frames decoded as they complete.
 
-    Output sample ``j`` lies in segment ``j // 18432``, which is coded once the input reaches the end of its
-    post-roll, so the lookahead is ``18432 - 1 + 576 + 1152`` samples.
+    LAME's output bytes depend only on the samples it was given (not on how they were cut into calls), and
+    the decoder's output only on those bytes, so the decoded stream is the same for any block size; only
+    when a frame comes out varies, within :func:`mp3_stream_lookahead`. The codec delay is cut from the
+    front, so output sample ``j`` is input sample ``j`` coded.
     """
 
     def __init__(self, sample_rate: int, num_channels: int, vbr_quality: float) -> None:
         self.in_rate = self.out_rate = float(sample_rate)
+        self.rate = int(sample_rate)
         self.channels = num_channels
         self.vbr_quality = vbr_quality
-        self.lookahead = _MP3_SEGMENT - 1 + _MP3_FADE + _MP3_POSTROLL
-        fade = (np.arange(_MP3_FADE, dtype=np.float32) + 0.5) / _MP3_FADE
-        self._fade_in = fade
+        self._delay = _mp3_lag(self.rate, num_channels)
+        # the same for mono and stereo, so that the pairs of wide audio (an odd last channel is mono) line up
+        self.lookahead = max(mp3_stream_lookahead(self.rate, c) + _mp3_lag(self.rate, c) for c in (1, 2))
         self.reset()
 
     def reset(self) -> None:
-        self._buf = np.zeros((self.channels, _MP3_PREROLL), np.float32)  # silence before the stream starts
-        self._base = -_MP3_PREROLL  # absolute index of self._buf[:, 0]
-        self._segment = 0
-        self._tail: np.ndarray | None = None  # previous segment's decode over the next fade region
+        from ..io.codecs.mp3_writer import lame_encoder
+
+        self._encoder = lame_encoder(self.rate, self.channels, vbr_level=self.vbr_quality)
+        self._decoder = _MP3Decoder(self.channels)
+        self._skip = self._delay  # decoded samples before the first input sample's
 
     def push(self, block: np.ndarray) -> np.ndarray:
-        self._buf = np.concatenate([self._buf, block], axis=1)
-        outputs = []
-        while True:
-            start = self._segment * _MP3_SEGMENT
-            stop = start + _MP3_SEGMENT + _MP3_FADE + _MP3_POSTROLL
-            if self._base + self._buf.shape[1] < stop:
-                break
-            lo = start - _MP3_PREROLL - self._base
-            decoded = mp3_round_trip(
-                np.ascontiguousarray(self._buf[:, lo : stop - self._base]), int(self.in_rate), self.vbr_quality
-            )
-            body = decoded[:, _MP3_PREROLL : _MP3_PREROLL + _MP3_SEGMENT]
-            if self._tail is not None:
-                head = body[:, :_MP3_FADE]
-                head[...] = self._tail + (head - self._tail) * self._fade_in
-            end = _MP3_PREROLL + _MP3_SEGMENT
-            self._tail = decoded[:, end : end + _MP3_FADE].copy()
-            outputs.append(body)
-            self._segment += 1
-            keep = (self._segment * _MP3_SEGMENT - _MP3_PREROLL) - self._base
-            self._buf = self._buf[:, keep:]
-            self._base += keep
-        if not outputs:
-            return np.zeros((self.channels, 0), np.float32)
-        return np.ascontiguousarray(np.concatenate(outputs, axis=1))
+        if not block.shape[1]:
+            return block
+        from ..io.codecs._pcm_kernels import quantize_interleave
+
+        # the interleaved 16-bit samples LAME takes, clipped and rounded in one compiled pass
+        pcm = np.empty((block.shape[1], self.channels), "<i2")
+        quantize_interleave(np.ascontiguousarray(block, np.float32), pcm, 32767.0, -32767.0, 32767.0, 0)
+        out = self._decoder.decode(bytes(self._encoder.encode(pcm.tobytes())))
+        if self._skip:
+            cut = min(self._skip, out.shape[1])
+            out = out[:, cut:]
+            self._skip -= cut
+        return out
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        for handle in ("_encoder", "_decoder"):
+            state.pop(handle, None)  # codec handles cannot be copied: a copy (pickle, deepcopy) starts afresh
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.reset()
 
 
 class MP3Compressor(PairedChannels, PipelinePlugin):
@@ -201,8 +239,8 @@ class MP3Compressor(PairedChannels, PipelinePlugin):
             raise ValueError(
                 f"MP3Compressor only supports mono or stereo audio. (Was passed {self._channels}-channel audio.)"
             )
-        stage = MP3SegmentStage(int(self._sr), self._channels, float(self.vbr_quality))
-        self._pipeline = AlignedPipeline([stage], self._channels)
+        stage = MP3StreamStage(int(self._sr), self._channels, float(self.vbr_quality))
+        self._pipeline = AlignedPipeline([stage], self._channels, sub_block=_MP3_SUB_BLOCK)
         self._config = config
 
     _sanitize_input = True  # the encoder must not be fed NaN or infinity
@@ -344,7 +382,8 @@ class GSMCodec:
 
 
 def _mono(block: np.ndarray) -> np.ndarray:
-    return block.mean(axis=0, keepdims=True, dtype=np.float32)
+    result: np.ndarray = block.mean(axis=0, keepdims=True, dtype=np.float32)
+    return result
 
 
 def _spread(block: np.ndarray, channels: int) -> np.ndarray:

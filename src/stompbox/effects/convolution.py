@@ -39,10 +39,10 @@ def read_impulse_response(path: str) -> tuple[np.ndarray, float]:
     Goes through :class:`stompbox.io.AudioFile` when it is available, else through soundfile.
     """
     try:
-        from ..io import AudioFile  # type: ignore[attr-defined]
+        from ..io import AudioFile
     except ImportError:
-        AudioFile = None  # noqa: N806
-    if AudioFile is not None:
+        pass
+    else:
         with AudioFile(path) as f:
             return np.ascontiguousarray(f.read(f.frames), np.float32), float(f.samplerate)
     import soundfile
@@ -52,7 +52,14 @@ def read_impulse_response(path: str) -> tuple[np.ndarray, float]:
 
 
 @kernel
-def _spectral_sum(out, new, history, hist_pos, spectra, first):  # pragma: no cover - compiled
+def _spectral_sum(
+    out: np.ndarray,
+    new: np.ndarray,
+    history: np.ndarray,
+    hist_pos: int,
+    spectra: np.ndarray,
+    first: int,
+) -> None:  # pragma: no cover - compiled
     """Frequency-domain delay line product for ``K`` consecutive partitions.
 
     ``new`` is ``(K, C, F)`` (spectra of the newest input windows), ``history`` ``(P, C, F)`` a ring of older
@@ -81,7 +88,13 @@ def _spectral_sum(out, new, history, hist_pos, spectra, first):  # pragma: no co
 
 
 @kernel
-def _direct_head(out, window, start, n, h0):  # pragma: no cover - compiled
+def _direct_head(
+    out: np.ndarray,
+    window: np.ndarray,
+    start: int,
+    n: int,
+    h0: np.ndarray,
+) -> None:  # pragma: no cover - compiled
     """``out[c, i] += sum_k h0[c, k] * window[c, start + i - k]`` for ``i < n`` (the first IR partition)."""
     channels = out.shape[0]
     taps = h0.shape[1]

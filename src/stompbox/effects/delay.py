@@ -6,40 +6,61 @@ import numpy as np
 
 from ..core.jit import kernel
 from ..core.params import Param
+from ..core.plan import PlanStep
 from ..core.plugin import Plugin
 
 MAX_DELAY_SECONDS = 30.0
 
 
 @kernel
-def _delay_kernel(block, buffers, pos, delay, feedback, dry, wet):  # pragma: no cover - compiled
+def _delay_kernel(
+    block: np.ndarray, buffers: np.ndarray, pos: np.ndarray, params: np.ndarray
+) -> None:  # pragma: no cover - compiled
     """Feedback delay line, in place: ``w[n] = x[n] + feedback * w[n-d]``, ``y[n] = dry*x[n] + wet*w[n-d]``.
 
     ``buffers`` is ``(channels, size)`` with ``size`` a power of two > ``delay``: the ring of past ``w``
-    values, written at ``pos`` (the returned new position).
+    values, written at ``pos[0]`` (advanced in place). ``params`` is float64 ``[delay, feedback, dry, wet]``
+    (the delay in whole samples); a delay of zero samples passes the block through.
     """
+    delay = int(params[0])
+    if delay == 0:
+        return
+    feedback = params[1]
+    dry = params[2]
+    wet = params[3]
+    n: int
     channels, n = block.shape
-    mask = buffers.shape[1] - 1
+    mask: int = buffers.shape[1] - 1
+    start = pos[0]
     for c in range(channels):
         ring = buffers[c]
-        p = pos
+        p = start
         for i in range(n):
             x = block[c, i]
             delayed = ring[(p - delay) & mask]
             ring[p] = x + feedback * delayed
             block[c, i] = dry * x + wet * delayed
             p = (p + 1) & mask
-    return (pos + n) & mask
+    pos[0] = (start + n) & mask
 
 
 @kernel
-def _delay_tv_kernel(block, buffers, pos, delay, feedback, dry, wet):  # pragma: no cover - compiled
+def _delay_tv_kernel(
+    block: np.ndarray,
+    buffers: np.ndarray,
+    pos: int,
+    delay: np.ndarray,
+    feedback: np.ndarray,
+    dry: np.ndarray,
+    wet: np.ndarray,
+) -> int:  # pragma: no cover - compiled
     """:func:`_delay_kernel` with per-sample ``delay`` (float samples, fractional: read by linear
     interpolation), ``feedback``, ``dry`` and ``wet`` (float64 arrays of the block's length). A delay under one
     sample reads the current input for the missing part (no feedback through a zero-length loop).
     """
+    n: int
     channels, n = block.shape
-    mask = buffers.shape[1] - 1
+    mask: int = buffers.shape[1] - 1
     for c in range(channels):
         ring = buffers[c]
         p = pos
@@ -112,11 +133,12 @@ class Delay(Plugin, block_invariant=True, whole_call=True):
         self._sr = sample_rate
         self._channels = num_channels
         self._buffers = np.zeros((num_channels, 0), np.float32)
-        self._pos = 0
+        self._pos = np.zeros(1, np.int64)  # the ring's write position
+        self._settings = np.zeros(4)  # [delay in samples, feedback, dry, wet], written in place by _update
 
     def _reset_state(self) -> None:
         self._buffers[:] = 0.0
-        self._pos = 0
+        self._pos[0] = 0
 
     def _update(self) -> None:
         # the time is held in single precision and truncated to whole samples, as in pedalboard
@@ -127,6 +149,7 @@ class Delay(Plugin, block_invariant=True, whole_call=True):
         self._dry = float(np.float32(1.0) - mix)
         if self._delay >= self._buffers.shape[1]:
             self._grow(self._delay + 1)
+        self._settings[:] = (self._delay, self._feedback, self._dry, self._wet)
 
     def _grow(self, needed: int) -> None:
         """Enlarge the ring to a power of two >= ``needed``, keeping the most recent history in order."""
@@ -134,10 +157,11 @@ class Delay(Plugin, block_invariant=True, whole_call=True):
         old = self._buffers
         new = np.zeros((self._channels, size), np.float32)
         if old.shape[1]:
-            history = np.roll(old, -self._pos, axis=1)  # oldest first
+            history = np.roll(old, -int(self._pos[0]), axis=1)  # oldest first
             new[:, size - old.shape[1] :] = history
         self._buffers = new
-        self._pos = 0
+        self._pos[0] = 0
+        self._plan_changed()  # plans hold the old ring's address
 
     @property
     def tail_seconds(self) -> float:
@@ -151,10 +175,11 @@ class Delay(Plugin, block_invariant=True, whole_call=True):
         repeats = 1 + int(np.ceil(-3.0 / np.log10(self.feedback)))
         return float(self.delay_seconds) * repeats
 
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
+        return None if self._automation else [PlanStep(_delay_kernel, (self._buffers, self._pos, self._settings))]
+
     def _process(self, block: np.ndarray) -> np.ndarray:
-        if self._delay == 0:
-            return block
-        self._pos = _delay_kernel(block, self._buffers, self._pos, self._delay, self._feedback, self._dry, self._wet)
+        _delay_kernel(block, self._buffers, self._pos, self._settings)
         return block
 
     def _process_automated(self, block: np.ndarray, curves: dict[str, np.ndarray]) -> np.ndarray:
@@ -172,5 +197,5 @@ class Delay(Plugin, block_invariant=True, whole_call=True):
         mix = curves.get("mix")
         wet = np.full(n, self._wet) if mix is None else mix
         dry = np.full(n, self._dry) if mix is None else 1.0 - mix
-        self._pos = _delay_tv_kernel(block, self._buffers, self._pos, delay, feedback, dry, wet)
+        self._pos[0] = _delay_tv_kernel(block, self._buffers, int(self._pos[0]), delay, feedback, dry, wet)
         return block

@@ -18,11 +18,13 @@ Envelopes are per channel and carry over between blocks, so block processing equ
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from ..core.jit import kernel
 from ..core.params import Param
+from ..core.plan import PlanStep
 from ..core.plugin import Plugin, SidechainInput
 
 
@@ -51,7 +53,15 @@ def _threshold_inverse(threshold_db: float) -> float:
 
 
 @kernel
-def _follow(x, e, r, attack, release, rms_release, use_rms):  # pragma: no cover - compiled
+def _follow(
+    x: float,
+    e: float,
+    r: float,
+    attack: float,
+    release: float,
+    rms_release: float,
+    use_rms: bool,
+) -> tuple[float, float]:  # pragma: no cover - compiled
     """One step of the ballistics filter: returns the new (envelope, RMS state)."""
     if use_rms:
         v = x * x
@@ -64,8 +74,17 @@ def _follow(x, e, r, attack, release, rms_release, use_rms):  # pragma: no cover
 
 @kernel
 def _envelope(
-    block, out, env, rms, attack, release, rms_release, use_rms, threshold_inv, above
-):  # pragma: no cover - compiled
+    block: np.ndarray,
+    out: np.ndarray,
+    env: np.ndarray,
+    rms: np.ndarray,
+    attack: float,
+    release: float,
+    rms_release: float,
+    use_rms: bool,
+    threshold_inv: float,
+    above: bool,
+) -> int:  # pragma: no cover - compiled
     """The ballistics filter shared by all dynamics processors: writes each sample's envelope, divided by the
     threshold, into ``out`` and returns how many samples the gain computer will touch (ratio over 1 when
     ``above``, under 1 otherwise).
@@ -102,51 +121,165 @@ def _envelope(
     return count
 
 
+#: samples per tile of the dynamics kernels (their scratch arrays hold one tile)
+TILE = 512
+_FLT_MIN32 = np.float32(np.finfo(np.float32).tiny)
+_FLT_MAX32 = np.float32(np.finfo(np.float32).max)
+# logf (fdlibm): log(1 + f) = f - hfsq + s (hfsq + R(s * s)), s = f / (2 + f), ln 2 split for k ln 2
+_LG1, _LG2, _LG3, _LG4 = (np.float32(v) for v in (0.66666662693, 0.40000972152, 0.28498786688, 0.24279078841))
+_LOG_LN2_HI = np.float32(6.9313812256e-01)
+_LOG_LN2_LO = np.float32(9.0580006145e-06)
+# expf (fdlibm): exp(t) = 1 - ((t c) / (c - 2) - t), c = t - t**2 (P1 + t**2 P2), after y = k ln 2 + t
+_EXP_LN2_HI = np.float32(6.9314575195e-01)
+_EXP_LN2_LO = np.float32(1.4286067653e-06)
+_INV_LN2_32 = np.float32(1.4426950216e00)
+_P1 = np.float32(1.6666625440e-1)
+_P2 = np.float32(-2.7667332906e-3)
+
+
 @kernel
-def _sparse_gain(block, ratio, exponent, above):  # pragma: no cover - compiled
-    """``block *= ratio ** exponent`` (single precision) where the gain computer acts; for few such samples."""
-    channels, n = block.shape
-    exponent = np.float32(exponent)
-    for c in range(channels):
-        for i in range(n):
-            r = ratio[c, i]
-            if (r > 1.0) if above else (r < 1.0):
-                block[c, i] *= r**exponent
+def _gain_row(
+    x: np.ndarray, q: np.ndarray, e: float, above: bool, wide: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    """``x[i] *= q[i] ** e`` where the gain computer acts (``q > 1`` when ``above``, else ``q < 1``).
 
-
-def _apply_gain(block: np.ndarray, ratio: np.ndarray, count: int, exponent: float, above: bool) -> None:
-    """The hard-knee gain computer: ``block *= (env / threshold) ** exponent`` where the envelope is above the
-    threshold (compressor, ``above=True``) or below it (expander); elsewhere the gain is exactly 1.
-
-    ``ratio`` is ``env / threshold`` (float32, used as scratch) and ``count`` the number of samples to change.
-    When most samples change, NumPy computes ``exp(exponent * log(r))`` with ``r`` clamped to 1 on the
-    unaffected side (vectorised); when few do, a kernel computes ``r ** exponent`` for those alone.
+    ``q ** e`` is ``exp(e * log(q))`` in single precision, as NumPy's float32 ``log`` and ``exp`` compute it
+    (the classic fdlibm ``logf``/``expf`` reductions and polynomials, under 1 ulp each; the product's rounding
+    makes large ``|e * log(q)|``, that is very small gains, less exact, as it always has), written as plain
+    arithmetic on whole rows that the compiler vectorises (16 lanes), so one formula serves every block.
+    ``wide`` is float32 ``(4, >= n)`` scratch. ``q`` that is 0, subnormal, infinite or NaN takes
+    single-precision ``powf`` instead (rare: silent input, zero thresholds). Elsewhere the gain is exactly 1.
     """
-    if count == 0 or exponent == 0.0:
-        return
-    if 2 * count < ratio.size:
-        _sparse_gain(block, ratio, exponent, above)
-        return
-    if above:
-        np.fmax(ratio, np.float32(1.0), out=ratio)  # fmax: 0 * inf (zero threshold, silent input) counts as 1
-    else:
-        np.fmin(ratio, np.float32(1.0), out=ratio)
-    with np.errstate(divide="ignore"):  # a ratio of 0 (subnormal input) gives log -inf, then gain 0 or inf: wanted
-        np.log(ratio, out=ratio)
-    ratio *= np.float32(exponent)
-    np.exp(ratio, out=ratio)
-    block *= ratio
+    n = x.shape[0]
+    one = np.float32(1.0)
+    e32 = np.float32(e)
+    w = wide[0, :n]
+    wb = wide[0].view(np.int32)[:n]
+    kb = wide[1].view(np.int32)[:n]
+    s1 = wide[2, :n]
+    s1b = wide[2].view(np.int32)[:n]
+    s2 = wide[3, :n]
+    s2b = wide[3].view(np.int32)[:n]
+    special = 0
+    for i in range(n):
+        v = q[i]
+        act = (v > one) if above else (v < one)
+        normal = v >= _FLT_MIN32 and v <= _FLT_MAX32
+        special += act and not normal
+        w[i] = v if (act and normal) else one
+    for i in range(n):  # (integer work in loops of its own, float work in others: both vectorise)
+        b = wb[i]
+        mant = b & 0x007FFFFF
+        big = mant > 0x003504F3
+        kb[i] = ((b >> 23) - 127) + (1 if big else 0)
+        wb[i] = mant | (0x3F000000 if big else 0x3F800000)  # m in [sqrt(2) / 2, sqrt(2))
+    for i in range(n):
+        f = w[i] - one
+        kf = np.float32(kb[i])
+        s = np.divide(f, np.float32(2.0) + f)
+        z = s * s
+        w2 = z * z
+        r = z * (_LG1 + w2 * _LG3) + w2 * (_LG2 + w2 * _LG4)
+        hfsq = np.float32(0.5) * f * f
+        lg = kf * _LOG_LN2_HI - ((hfsq - (s * (hfsq + r) + kf * _LOG_LN2_LO)) - f)
+        y = e32 * lg
+        y = y if y > np.float32(-120.0) else np.float32(-120.0)  # (y <= 0) below this the gain rounds to 0
+        kk = np.floor(y * _INV_LN2_32 + np.float32(0.5))
+        t = (y - kk * _EXP_LN2_HI) - kk * _EXP_LN2_LO
+        tt = t * t
+        c = t - tt * (_P1 + tt * _P2)
+        w[i] = one - (np.divide(t * c, c - np.float32(2.0)) - t)
+        kb[i] = np.int32(kk)
+    for i in range(n):  # 2 ** k as two normal factors (k may be below -126)
+        k = kb[i]
+        k1 = k >> 1
+        s1b[i] = (k1 + 127) << 23
+        s2b[i] = (k - k1 + 127) << 23
+    for i in range(n):
+        x[i] *= (w[i] * s1[i]) * s2[i]
+    if special:
+        for i in range(n):
+            v = q[i]
+            if ((v > one) if above else (v < one)) and not (v >= _FLT_MIN32 and v <= _FLT_MAX32):
+                x[i] *= v**e32
+
+
+@kernel
+def _dynamics(
+    block: np.ndarray,
+    key: np.ndarray,
+    state: np.ndarray,
+    coef: np.ndarray,
+    ratio: np.ndarray,
+    wide: np.ndarray,
+    use_rms: bool,
+    above: bool,
+) -> None:  # pragma: no cover - compiled
+    """Envelope follower and hard-knee gain computer of Compressor and NoiseGate (and each Limiter stage).
+
+    The envelope follows ``key`` (the block itself, or a sidechain signal of its shape); ``state`` is float64
+    ``(2, channels)`` (peak envelope, RMS state), ``coef`` float64 ``[attack, release, rms_release,
+    threshold_inv, exponent]``. The gain ``(env / threshold) ** exponent`` is applied where the envelope is
+    above (``above``) or below the threshold; a ratio of 1 (exponent 0) leaves the signal alone. The block is
+    worked through in tiles of ``TILE`` samples, so the scratch stays in cache whatever the block's length:
+    ``ratio`` float32 ``(channels, TILE)`` and ``wide`` float32 ``(4, TILE)``.
+    """
+    channels, n = block.shape
+    tile = ratio.shape[1]
+    exponent = coef[4]
+    for start in range(0, n, tile):
+        stop = min(n, start + tile)
+        count = _envelope(
+            key[:, start:stop], ratio, state[0], state[1], coef[0], coef[1], coef[2], use_rms, coef[3], above
+        )
+        if count == 0 or exponent == 0.0:
+            continue
+        for c in range(channels):
+            _gain_row(block[c, start:stop], ratio[c], exponent, above, wide)
+
+
+#: the float64 memory of a dynamics plugin's step: coefficients (10: one stage's 5, or the Limiter's two stages),
+#: the Limiter's output gain ramp (4), then the envelope state (2 rows per stage, one column per channel)
+_COEF, _GAIN_RAMP, _STATE = 0, 10, 14
+
+
+@kernel
+def _compressor_kernel(block: np.ndarray, mem: np.ndarray, scratch: np.ndarray) -> None:  # pragma: no cover
+    """The Compressor's step: peak envelope of the block itself, gain above the threshold. ``mem`` is laid out
+    as ``_COEF``/``_GAIN_RAMP``/``_STATE`` say; ``scratch`` float32 ``(channels + 4, TILE)``."""
+    channels = block.shape[0]
+    state = mem[_STATE : _STATE + 2 * channels].reshape((2, channels))
+    _dynamics(block, block, state, mem[_COEF : _COEF + 5], scratch[:channels], scratch[channels:], False, True)
+
+
+@kernel
+def _gate_kernel(block: np.ndarray, mem: np.ndarray, scratch: np.ndarray) -> None:  # pragma: no cover
+    """The NoiseGate's step: RMS-then-peak envelope of the block itself, gain below the threshold (arrays as
+    for :func:`_compressor_kernel`)."""
+    channels = block.shape[0]
+    state = mem[_STATE : _STATE + 2 * channels].reshape((2, channels))
+    _dynamics(block, block, state, mem[_COEF : _COEF + 5], scratch[:channels], scratch[channels:], True, False)
 
 
 @kernel
 def _dynamics_tv(
-    block, key, env, rms, attack, release, rms_release, use_rms, threshold_inv, exponent, above
-):  # pragma: no cover - compiled
+    block: np.ndarray,
+    key: np.ndarray,
+    env: np.ndarray,
+    rms: np.ndarray,
+    attack: np.ndarray,
+    release: np.ndarray,
+    rms_release: float,
+    use_rms: bool,
+    threshold_inv: np.ndarray,
+    exponent: np.ndarray,
+    above: bool,
+) -> None:  # pragma: no cover - compiled
     """Envelope follower and hard-knee gain computer in one pass, with per-sample ``attack``, ``release``,
     ``threshold_inv`` and ``exponent`` (float64 arrays of the block's length): the automated path of
     Compressor and NoiseGate. The envelope follows ``key`` (the block itself, or a sidechain signal of the same
     shape); the gain ``(env / threshold) ** exponent`` is applied to ``block`` where the envelope is above
-    (``above``) or below the threshold, in single precision like :func:`_sparse_gain`.
+    (``above``) or below the threshold, in single precision (``powf``).
     """
     channels, n = block.shape
     for c in range(channels):
@@ -177,7 +310,7 @@ def _threshold_inverse_curve(threshold_db: np.ndarray) -> np.ndarray:
 
 
 @kernel
-def _ramp_and_clip(block, state):  # pragma: no cover - compiled
+def _ramp_and_clip(block: np.ndarray, state: np.ndarray) -> None:  # pragma: no cover - compiled
     """Multiply by the Limiter's output gain, stepping it linearly while a ramp is pending, then clip to +-1.
 
     ``state`` = (current gain, target gain, step, remaining ramp samples); the gain sequence is the same for
@@ -205,10 +338,28 @@ def _ramp_and_clip(block, state):  # pragma: no cover - compiled
     state[3] = max(state[3] - ramp, 0.0)
 
 
+@kernel
+def _limiter_kernel(block: np.ndarray, mem: np.ndarray, scratch: np.ndarray) -> None:  # pragma: no cover
+    """The Limiter's step: two compressor stages (their coefficients ``mem[0:5]`` and ``mem[5:10]``, their
+    envelope states the first and second pair of state rows, see :func:`_dynamics`), then the makeup gain ramp
+    and the clip (:func:`_ramp_and_clip`)."""
+    channels = block.shape[0]
+    state = mem[_STATE : _STATE + 4 * channels].reshape((4, channels))
+    ratio = scratch[:channels]
+    wide = scratch[channels:]
+    _dynamics(block, block, state[0:2], mem[0:5], ratio, wide, False, True)
+    _dynamics(block, block, state[2:4], mem[5:10], ratio, wide, False, True)
+    _ramp_and_clip(block, mem[_GAIN_RAMP : _GAIN_RAMP + 4])
+
+
 class _Dynamics(Plugin, block_invariant=True):
     """Per-channel envelope state shared by the dynamics processors."""
 
     _abstract = True
+    #: set by each processor: whether the gain computer acts above the threshold (else below), and the detector
+    _above: bool
+    _use_rms: bool
+    _rms_release: float
 
     def _curve(self, curves: dict[str, np.ndarray], name: str, n: int) -> np.ndarray:
         curve = curves.get(name)
@@ -245,20 +396,68 @@ class _Dynamics(Plugin, block_invariant=True):
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         self._sr = sample_rate
-        self._env = np.zeros(num_channels, np.float64)
-        self._rms = np.zeros(num_channels, np.float64)
+        self._channels = num_channels
+        # envelope state, float64 (rows, channels): peak envelope and RMS state (twice for the Limiter)
+        # the step's two arrays (state and coefficients; scratch): views below name their parts
+        self._mem = np.zeros(_STATE + self._STATE_ROWS * num_channels, np.float64)
+        self._scratch = np.zeros((num_channels + 4, TILE), np.float32)  # (the kernels work in tiles)
+        #: the plugin's one step: self._kernel(block, *self._args)
+        self._args = (self._mem, self._scratch)
+
+    _STATE_ROWS = 2
+    _kernel: Any = None
+
+    # views of the step's arrays (properties, so that a pickled plugin's views still share its arrays)
+    @property
+    def _coef(self) -> np.ndarray:
+        """Coefficients, float64: attack, release, RMS release, 1 / threshold, exponent (twice for the Limiter),
+        written in place by ``_update``."""
+        return self._mem[_COEF:_GAIN_RAMP]
+
+    @property
+    def _gain_state(self) -> np.ndarray:
+        """The Limiter's output gain: current, target, step, remaining ramp samples."""
+        return self._mem[_GAIN_RAMP:_STATE]
+
+    @property
+    def _state(self) -> np.ndarray:
+        """Envelope state, float64 ``(rows, channels)``: peak envelope and RMS state (twice for the Limiter)."""
+        return self._mem[_STATE:].reshape(self._STATE_ROWS, -1)
+
+    @property
+    def _env(self) -> np.ndarray:
+        result: np.ndarray = self._state[0]
+        return result
+
+    @property
+    def _rms(self) -> np.ndarray:
+        result: np.ndarray = self._state[1]
+        return result
 
     def _reset_state(self) -> None:
-        self._env[:] = 0.0
-        self._rms[:] = 0.0
+        self._mem[_STATE:] = 0.0
 
-    def _scratch(self, block: np.ndarray) -> np.ndarray:
-        """A float32 array of the block's shape for the envelope (reused between blocks)."""
-        buffer = getattr(self, "_buffer", None)
-        channels, n = block.shape
-        if buffer is None or buffer.shape[0] != channels or buffer.shape[1] < n:
-            buffer = self._buffer = np.empty((channels, max(n, 1024)), np.float32)
-        return buffer[:, :n]
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
+        if self._automation or getattr(self, "_key", None) is not None:
+            return None
+        return [PlanStep(self._kernel, self._args)]
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        if getattr(self, "_key", None) is None:
+            self._kernel(block, *self._args)
+        else:  # a sidechain key drives the detector: the same kernel, fed the key's block
+            key, channels = self._detector_input(block), block.shape[0]
+            ratio, wide = self._scratch[:channels], self._scratch[channels:]
+            _dynamics(block, key, self._state, self._coef[:5], ratio, wide, self._use_rms, self._above)
+        return block
+
+    def _set_coefficients(self, attack_ms: float, release_ms: float, threshold_db: float, exponent: float) -> None:
+        coef = self._coef
+        coef[0] = ballistics_coefficient(attack_ms, self._sr)
+        coef[1] = ballistics_coefficient(release_ms, self._sr)
+        coef[2] = self._rms_release = ballistics_coefficient(50.0, self._sr) if self._use_rms else 0.0
+        coef[3] = _threshold_inverse(threshold_db)
+        coef[4] = exponent
 
 
 class Compressor(SidechainInput, _Dynamics):
@@ -292,21 +491,11 @@ class Compressor(SidechainInput, _Dynamics):
     _above = True
     _use_rms = False
     _rms_release = 0.0
+    _kernel = staticmethod(_compressor_kernel)
 
     def _update(self) -> None:
-        self._attack = ballistics_coefficient(self.attack_ms, self._sr)
-        self._release = ballistics_coefficient(self.release_ms, self._sr)
-        self._threshold_inv = _threshold_inverse(self.threshold_db)
-        self._exponent = float(np.float32(1.0) / np.float32(self.ratio) - np.float32(1.0))
-
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        ratio = self._scratch(block)
-        key = block if self._key is None else self._detector_input(block)
-        count = _envelope(
-            key, ratio, self._env, self._rms, self._attack, self._release, 0.0, False, self._threshold_inv, True
-        )
-        _apply_gain(block, ratio, count, self._exponent, True)  # ratio 1 (exponent 0) leaves the signal alone
-        return block
+        exponent = float(np.float32(1.0) / np.float32(self.ratio) - np.float32(1.0))
+        self._set_coefficients(self.attack_ms, self.release_ms, self.threshold_db, exponent)
 
 
 class NoiseGate(SidechainInput, _Dynamics):
@@ -330,30 +519,11 @@ class NoiseGate(SidechainInput, _Dynamics):
 
     _above = False
     _use_rms = True
+    _kernel = staticmethod(_gate_kernel)
 
     def _update(self) -> None:
-        self._attack = ballistics_coefficient(self.attack_ms, self._sr)
-        self._release = ballistics_coefficient(self.release_ms, self._sr)
-        self._rms_release = ballistics_coefficient(50.0, self._sr)
-        self._threshold_inv = _threshold_inverse(self.threshold_db)
-        self._exponent = float(np.float32(self.ratio) - np.float32(1.0))
-
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        ratio = self._scratch(block)
-        count = _envelope(
-            block if self._key is None else self._detector_input(block),
-            ratio,
-            self._env,
-            self._rms,
-            self._attack,
-            self._release,
-            self._rms_release,
-            True,
-            self._threshold_inv,
-            False,
-        )
-        _apply_gain(block, ratio, count, self._exponent, False)  # ratio 1 (exponent 0) leaves the signal alone
-        return block
+        exponent = float(np.float32(self.ratio) - np.float32(1.0))
+        self._set_coefficients(self.attack_ms, self.release_ms, self.threshold_db, exponent)
 
 
 class Limiter(_Dynamics):
@@ -375,29 +545,38 @@ class Limiter(_Dynamics):
     )
     release_ms = Param(100.0, minimum=0.0, unit="ms", doc="release time of the limiting stage", automatable=True)
 
+    _STATE_ROWS = 4  # stage 1 (envelope, unused RMS state), stage 2 (the same)
+    _use_rms = False
+    _above = True
+    _kernel = staticmethod(_limiter_kernel)
+
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
-        super()._prepare(sample_rate, num_channels)
-        self._env2 = np.zeros(num_channels, np.float64)
-        self._gain_state = np.zeros(4, np.float64)  # current, target, step, remaining ramp samples
         self._ramp_steps = int(math.floor(0.001 * sample_rate))
+        super()._prepare(sample_rate, num_channels)
 
     def _reset_state(self) -> None:
         super()._reset_state()
-        self._env2[:] = 0.0
         self._gain_state[0] = self._gain_state[1]
         self._gain_state[2:] = 0.0
 
     def _update(self) -> None:
         sr = self._sr
+        coef = self._coef
         # stage 1: -10 dB, 4:1, 2 ms / 200 ms; stage 2: threshold_db, 1000:1, 1 microsecond / release_ms
-        self._stage1 = (ballistics_coefficient(2.0, sr), ballistics_coefficient(200.0, sr), _threshold_inverse(-10))
-        self._stage2 = (
+        coef[0:5] = (
+            ballistics_coefficient(2.0, sr),
+            ballistics_coefficient(200.0, sr),
+            0.0,
+            _threshold_inverse(-10),
+            float(np.float32(1.0) / np.float32(4.0) - np.float32(1.0)),
+        )
+        coef[5:10] = (
             ballistics_coefficient(0.001, sr),
             ballistics_coefficient(self.release_ms, sr),
+            0.0,
             _threshold_inverse(self.threshold_db),
+            float(np.float32(1.0) / np.float32(1000.0) - np.float32(1.0)),
         )
-        self._exponent1 = float(np.float32(1.0) / np.float32(4.0) - np.float32(1.0))
-        self._exponent2 = float(np.float32(1.0) / np.float32(1000.0) - np.float32(1.0))
         makeup = np.float32(10.0 ** (10.0 * (1.0 - 0.25) / 40.0)) * np.float32(
             db_to_gain_floor(-self.threshold_db, -100.0)
         )
@@ -411,14 +590,3 @@ class Limiter(_Dynamics):
             else:
                 state[0] = target
                 state[3] = 0.0
-
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        ratio = self._scratch(block)
-        attack, release, inverse = self._stage1
-        count = _envelope(block, ratio, self._env, self._rms, attack, release, 0.0, False, inverse, True)
-        _apply_gain(block, ratio, count, self._exponent1, True)
-        attack, release, inverse = self._stage2
-        count = _envelope(block, ratio, self._env2, self._rms, attack, release, 0.0, False, inverse, True)
-        _apply_gain(block, ratio, count, self._exponent2, True)
-        _ramp_and_clip(block, self._gain_state)
-        return block

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core.jit import kernel
 from ..core.params import Param
+from ..core.plan import PlanStep
 from ..core.plugin import Plugin
 
 _F = np.float32
@@ -32,7 +33,7 @@ Q_ERROR = "Q value must be greater than {minimum:g}."
 
 
 @kernel
-def _iir_kernel(block, coeffs, state):  # pragma: no cover - compiled
+def _iir_kernel(block: np.ndarray, coeffs: np.ndarray, state: np.ndarray) -> None:  # pragma: no cover - compiled
     """Filter ``block`` ((channels, n) float32) in place with one biquad per channel, in double precision.
 
     ``coeffs`` is float64 ``[b0, b1, b2, a1, a2]`` (normalised, ``a0 = 1``); ``state`` is float64
@@ -90,7 +91,7 @@ def _iir_kernel(block, coeffs, state):  # pragma: no cover - compiled
 
 
 @kernel
-def _iir_tv_kernel(block, coeffs, state):  # pragma: no cover - compiled
+def _iir_tv_kernel(block: np.ndarray, coeffs: np.ndarray, state: np.ndarray) -> None:  # pragma: no cover - compiled
     """Like :func:`_iir_kernel` with coefficients that change every sample: ``coeffs`` is float64
     ``(5, n)`` (``b0, b1, b2, a1, a2`` of each sample). Direct form I keeps the past inputs and outputs, so a
     change of coefficients changes the recursion smoothly (no stored state has to be re-interpreted)."""
@@ -254,7 +255,10 @@ class _BiquadPlugin(Plugin, block_invariant=True, whole_call=True):
 
     def _update(self) -> None:
         assert self._format is not None
-        self._coeffs = self._design(self._format[0])
+        self._coeffs[:] = self._design(self._format[0])  # in place: compiled plans refer to this array
+
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
+        return None if self._automation else [PlanStep(_iir_kernel, (self._coeffs, self._state))]
 
     def _process(self, block: np.ndarray) -> np.ndarray:
         _iir_kernel(block, self._coeffs, self._state)

@@ -28,8 +28,9 @@ import math
 import numpy as np
 
 from .._base.enums import PedalboardEnum
-from ..core.jit import kernel
+from ..core.jit import Number, kernel
 from ..core.params import Param
+from ..core.plan import PlanStep
 from ..core.plugin import Plugin
 
 _F = np.float32
@@ -70,7 +71,16 @@ _TABLE = _tanh_table()
 
 
 @kernel
-def _ladder_pair(left, right, sl, sr, lut, p, smooth, counts):  # pragma: no cover - compiled
+def _ladder_pair(
+    left: np.ndarray,
+    right: np.ndarray,
+    sl: np.ndarray,
+    sr: np.ndarray,
+    lut: np.ndarray,
+    p: np.ndarray,
+    smooth: np.ndarray,
+    counts: np.ndarray,
+) -> tuple[Number, Number, int, int]:  # pragma: no cover - compiled
     """Run two channels of the ladder in place, in float32, interleaved sample by sample (their recursions are
     independent, so the CPU overlaps them). ``sl``/``sr`` are the channels' five states, updated in place.
 
@@ -204,15 +214,24 @@ def _ladder_pair(left, right, sl, sr, lut, p, smooth, counts):  # pragma: no cov
 
 
 @kernel
-def _ladder_kernel(block, state, lut, p, smooth, counts):  # pragma: no cover - compiled
+def _ladder_kernel(
+    block: np.ndarray,
+    state: np.ndarray,
+    lut: np.ndarray,
+    p: np.ndarray,
+    smooth: np.ndarray,
+    counts: np.ndarray,
+    spare: np.ndarray,
+) -> None:  # pragma: no cover - compiled
     """Run the ladder over ``block`` ((channels, n) float32) in place.
 
     ``state`` is float32 ``(channels, 5)``; ``p`` the float32 parameter vector; ``smooth`` float32
     ``[cutoff_now, cutoff_target, cutoff_step, res_now, res_target, res_step]`` and ``counts`` int64
     ``[cutoff_steps_left, res_steps_left]``: the linear glides, shared by all channels and advanced once per
-    sample (updated in place). Channels go in pairs; an odd last channel is paired with a throw-away copy.
+    sample (updated in place). Channels go in pairs; an odd last channel is paired with a throw-away copy of
+    itself in ``spare`` (float32 ``(>= n + 5,)`` scratch: the copy's samples, then its five states).
     """
-    channels = block.shape[0]
+    channels, n = block.shape
     c = 0
     cut, res, cut_left, res_left = smooth[0], smooth[3], counts[0], counts[1]
     while c < channels:
@@ -221,14 +240,29 @@ def _ladder_kernel(block, state, lut, p, smooth, counts):  # pragma: no cover - 
                 block[c], block[c + 1], state[c], state[c + 1], lut, p, smooth, counts
             )
         else:
-            cut, res, cut_left, res_left = _ladder_pair(
-                block[c], block[c].copy(), state[c], state[c].copy(), lut, p, smooth, counts
-            )
+            copy = spare[:n]
+            copy_state = spare[n : n + 5]
+            copy[:] = block[c]
+            copy_state[:] = state[c]
+            cut, res, cut_left, res_left = _ladder_pair(block[c], copy, state[c], copy_state, lut, p, smooth, counts)
         c += 2
     smooth[0] = cut
     smooth[3] = res
     counts[0] = cut_left
     counts[1] = res_left
+
+
+#: the float32 memory of the plugin's step: the parameter vector, the glides' values, then the states
+_P, _SMOOTH, _STATE = 0, 19, 25
+
+
+@kernel
+def _ladder_step(block: np.ndarray, mem: np.ndarray, counts: np.ndarray, spare: np.ndarray) -> None:  # pragma: no cover
+    """The LadderFilter's step: :func:`_ladder_kernel` on the parts of ``mem`` (laid out as ``_P``, ``_SMOOTH``,
+    ``_STATE`` say: 19 parameters, 6 glide values, 5 states per channel) with the tanh table."""
+    channels = block.shape[0]
+    state = mem[_STATE : _STATE + 5 * channels].reshape((channels, 5))
+    _ladder_kernel(block, state, _TABLE, mem[_P:_SMOOTH], mem[_SMOOTH:_STATE], counts, spare)
 
 
 def _approximately_equal(a: np.float32, b: np.float32) -> bool:
@@ -301,13 +335,39 @@ class LadderFilter(Plugin, block_invariant=True):
 
     # ------------------------------------------------------------------ plugin hooks
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
-        self._state = np.zeros((num_channels, 5), np.float32)
+        self._mem = np.zeros(_STATE + 5 * num_channels, np.float32)  # parameters, glides, states: see _P
+        self._channels = num_channels
         # ramp length: floor(0.05 s * sr), both held in single precision as the reference does
         self._ramp_steps = int(math.floor(float(_F(_RAMP_SECONDS)) * float(_F(sample_rate))))
-        self._smooth = np.zeros(6, np.float32)
         self._counts = np.zeros(2, np.int64)
-        self._params_vec = np.zeros(19, np.float32)
         self._applied_mode: LadderFilter.Mode | None = None
+        self._frames = -1
+        self._reserve(0 if num_channels % 2 == 0 else 256)
+
+    def _reserve(self, frames: int) -> None:
+        """Size the scratch (the copy of an odd last channel) for blocks of ``frames``; the arrays of the
+        plugin's one step change when it grows."""
+        if frames <= self._frames:
+            return
+        odd = self._channels % 2
+        self._frames = frames if odd else 1 << 62  # even channel counts need none
+        self._spare = np.zeros(frames + 5 if odd else 5, np.float32)
+        self._args = (self._mem, self._counts, self._spare)
+        self._plan_changed()
+
+    # views of the step's memory (properties, so that a pickled plugin's views still share its array)
+    @property
+    def _params_vec(self) -> np.ndarray:
+        return self._mem[_P:_SMOOTH]
+
+    @property
+    def _smooth(self) -> np.ndarray:
+        """``[cutoff_now, cutoff_target, cutoff_step, res_now, res_target, res_step]``."""
+        return self._mem[_SMOOTH:_STATE]
+
+    @property
+    def _state(self) -> np.ndarray:
+        return self._mem[_STATE:].reshape(self._channels, 5)
 
     def _reset_state(self) -> None:
         self._state[:] = 0.0
@@ -368,8 +428,16 @@ class LadderFilter(Plugin, block_invariant=True):
             with self._lock:
                 self._update_now()
 
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
+        if self._automation:
+            return None
+        self._reserve(max_frames)
+        return [PlanStep(_ladder_step, self._args)]
+
     def _process(self, block: np.ndarray) -> np.ndarray:
-        _ladder_kernel(block, self._state, _TABLE, self._params_vec, self._smooth, self._counts)
+        if block.shape[1] > self._frames:
+            self._reserve(block.shape[1])
+        _ladder_step(block, *self._args)
         return block
 
     @property

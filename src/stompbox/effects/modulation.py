@@ -8,11 +8,13 @@ to within rounding. Also home of the linear parameter smoother shared by the tim
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import Integer, Number, kernel
 from ..core.params import Param
+from ..core.plan import PlanStep
 from ..core.plugin import Plugin
 
 F32 = np.float32
@@ -26,26 +28,31 @@ CUR, TGT, STEP, LEFT = 0, 1, 2, 3
 
 
 @kernel
-def _next_value(sm, k):  # pragma: no cover - compiled
+def _next_value(sm: np.ndarray, k: int) -> Number:  # pragma: no cover - compiled
     """Advance smoother ``k`` by one sample and return its value."""
+    value: Number
     if sm[k, LEFT] <= 0.0:
-        return sm[k, TGT]
+        value = sm[k, TGT]
+        return value
     sm[k, LEFT] -= 1.0
     if sm[k, LEFT] > 0.0:
         sm[k, CUR] += sm[k, STEP]
     else:
         sm[k, CUR] = sm[k, TGT]
-    return sm[k, CUR]
+    value = sm[k, CUR]
+    return value
 
 
 class Smoothers:
     """A bank of linear parameter smoothers (float32), each with its own ramp length in samples."""
 
-    def __init__(self, ramp_samples: list[int]) -> None:
-        self.state = np.zeros((len(ramp_samples), 4), np.float32)
+    def __init__(self, ramp_samples: list[int], extra_rows: int = 0) -> None:
+        # ``extra_rows`` more rows after the smoothers hold other float32 values of the owner's kernel (not
+        # smoothed: snap() leaves them alone), so that one array carries them all
+        self.state = np.zeros((len(ramp_samples) + extra_rows, 4), np.float32)
         self.ramps = list(ramp_samples)
 
-    def set_target(self, k: int, value: float) -> None:
+    def set_target(self, k: int, value: Number) -> None:
         """Start a ramp from the current value to ``value`` (or jump when the ramp length is 0)."""
         sm = self.state
         value = F32(value)
@@ -62,8 +69,9 @@ class Smoothers:
 
     def snap(self) -> None:
         """Jump every smoother to its target (after a reset)."""
-        self.state[:, CUR] = self.state[:, TGT]
-        self.state[:, LEFT] = 0.0
+        rows = len(self.ramps)
+        self.state[:rows, CUR] = self.state[:rows, TGT]
+        self.state[:rows, LEFT] = 0.0
 
     def value(self, k: int) -> float:
         return float(self.state[k, CUR] if self.state[k, LEFT] > 0 else self.state[k, TGT])
@@ -79,7 +87,9 @@ _FREQ, _DEPTH, _DRY, _WET, _FB = 0, 1, 2, 3, 4
 
 
 @kernel
-def _lfo(out, n, sm, osc, base_inc):  # pragma: no cover - compiled
+def _lfo(
+    out: np.ndarray, n: int, sm: np.ndarray, osc: np.ndarray, base_inc: Number
+) -> None:  # pragma: no cover - compiled
     """Fill ``out[:n]`` with JUCE's sine oscillator, ``sin(phase - pi)`` (single precision), times the smoothed
     amplitude; ``osc[0]`` is the phase, advanced by ``base_inc * frequency`` per sample and wrapped at 2 pi."""
     pi = np.float32(np.pi)
@@ -103,7 +113,7 @@ def _lfo(out, n, sm, osc, base_inc):  # pragma: no cover - compiled
 
 
 @kernel
-def _mix(block, wet, sm):  # pragma: no cover - compiled
+def _mix(block: np.ndarray, wet: np.ndarray, sm: np.ndarray) -> None:  # pragma: no cover - compiled
     """``block = wet_gain * wet + dry_gain * block`` with per-sample smoothed gains (a linear dry/wet mixer)."""
     channels, n = block.shape
     if sm[_DRY, LEFT] <= 0.0 and sm[_WET, LEFT] <= 0.0:
@@ -121,15 +131,33 @@ def _mix(block, wet, sm):  # pragma: no cover - compiled
 
 
 @kernel
-def _chorus_kernel(block, ring, pos, last, sm, osc, delays, wet, base_inc, centre_ms, sample_rate, max_delay):
-    """Chorus on a ``(channels, n)`` float32 block, in place; returns the new ring position.
+def _chorus_kernel(
+    block: np.ndarray,
+    ring: np.ndarray,
+    pos: np.ndarray,
+    last: np.ndarray,
+    sm: np.ndarray,
+    osc: np.ndarray,
+    delays: np.ndarray,
+    wet: np.ndarray,
+    coef: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    """Chorus on a ``(channels, n)`` float32 block, in place.
 
-    ``ring`` is ``(channels, size)``, size a power of two > ``max_delay + 1``, holding past delay-line inputs.
-    The delay in ms is ``max(1, 20 * lfo + centre)`` (``lfo`` swings by +-depth/2), read with linear
-    interpolation; the delay-line input is the dry sample minus the fed-back previous output.
+    ``ring`` is ``(channels, size)``, size a power of two > ``max_delay + 1``, holding past delay-line inputs;
+    ``pos[0]`` is its write position (an integer, in a float64 array). The delay in ms is
+    ``max(1, 20 * lfo + centre)`` (``lfo`` swings by +-depth/2), read with linear interpolation; the delay-line
+    input is the dry sample minus the fed-back previous output. ``delays`` (at least ``n``) and ``wet``
+    (``(channels, >= n)``) are scratch; ``coef`` is float64 ``[base_inc, centre_ms, sample_rate, max_delay]``
+    (the float32 ones stored exactly).
     """
+    base_inc = np.float32(coef[0])
+    centre_ms = np.float32(coef[1])
+    sample_rate = coef[2]
+    max_delay = np.float32(coef[3])
+    n: int
     channels, n = block.shape
-    mask = ring.shape[1] - 1
+    mask: int = ring.shape[1] - 1
     f20 = np.float32(20.0)
     one = np.float32(1.0)
     zero = np.float32(0.0)
@@ -138,15 +166,16 @@ def _chorus_kernel(block, ring, pos, last, sm, osc, delays, wet, base_inc, centr
         lfo = f20 * delays[i] + centre_ms
         if lfo < one:
             lfo = one
-        d = np.float32(np.float64(lfo) * sample_rate / 1000.0)
+        d: Number = np.float32(np.float64(lfo) * sample_rate / 1000.0)
         if d > max_delay:
             d = max_delay
         elif d < zero:
             d = zero
         delays[i] = d
+    start = np.int64(pos[0])
     for c in range(channels):
         ring_c = ring[c]
-        p = pos
+        p = start
         fb_state = last[c]
         for i in range(n):
             ring_c[p] = block[c, i] - fb_state
@@ -161,7 +190,16 @@ def _chorus_kernel(block, ring, pos, last, sm, osc, delays, wet, base_inc, centr
             p = (p + 1) & mask
         last[c] = fb_state
     _mix(block, wet, sm)
-    return (pos + n) & mask
+    pos[0] = (start + n) & mask
+
+
+@kernel
+def _chorus_step(
+    block: np.ndarray, ring: np.ndarray, sm: np.ndarray, mem: np.ndarray, coef: np.ndarray, work: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    """The Chorus's step: :func:`_chorus_kernel` on the parts of its arrays (see ``_Modulation``)."""
+    c = block.shape[0]
+    _chorus_kernel(block, ring, coef[4:5], mem[2 : 2 + c], sm, mem[0:1], work[0], work[2 : 2 + c], coef)
 
 
 class _Modulation(Plugin, block_invariant=True):
@@ -188,12 +226,33 @@ class _Modulation(Plugin, block_invariant=True):
         chunk, lfo_chunk = self._automation_chunk, max(1, self._automation_chunk // self._LFO_DECIMATION)
         self._automation_ramps = [lfo_chunk, lfo_chunk, chunk, chunk] + [chunk] * num_channels
         self._base_inc = F32(TWO_PI_F32 / F32(lfo_rate))
-        self._osc = np.zeros(1, np.float32)
-        self._last = np.zeros(num_channels, np.float32)
-        self._scratch = np.zeros(0, np.float32)
-        self._wet = np.zeros((num_channels, 0), np.float32)
+        # float32 state: LFO phase, the phaser's all-pass gain, feedback memories (channels), all-pass states
+        self._mem = np.zeros(2 + num_channels * (1 + self._STAGES), np.float32)
+        self._frames = 0  # the scratch's length (grown by _reserve)
+        self._work = np.zeros((num_channels + 2, 0), np.float32)  # scratch: LFO, phaser gains, wet (channels)
 
-    def _set_targets(self, rate: float, amplitude: float, mix: float, feedback: float) -> None:
+    #: all-pass stages per channel kept in ``_mem`` (the Phaser's)
+    _STAGES = 0
+
+    # views of the step's arrays (properties, so that a pickled plugin's views still share its arrays)
+    @property
+    def _osc(self) -> np.ndarray:
+        return self._mem[0:1]
+
+    @property
+    def _last(self) -> np.ndarray:
+        return self._mem[2 : 2 + self._channels]
+
+    @property
+    def _scratch(self) -> np.ndarray:
+        row: np.ndarray = self._work[0]
+        return row
+
+    @property
+    def _wet(self) -> np.ndarray:
+        return self._work[2:]
+
+    def _set_targets(self, rate: Number, amplitude: Number, mix: float, feedback: float) -> None:
         sm = self._sm
         # while automated, parameters glide to each sub-block's value over that sub-block (not 50 ms)
         sm.ramps = list(self._automation_ramps if self._automation else self._default_ramps)
@@ -210,11 +269,30 @@ class _Modulation(Plugin, block_invariant=True):
         self._osc[:] = 0.0
         self._last[:] = 0.0
 
-    def _buffers(self, n: int) -> tuple[np.ndarray, np.ndarray]:
-        if self._scratch.shape[0] < n:
-            self._scratch = np.zeros(n, np.float32)
-            self._wet = np.zeros((self._channels, n), np.float32)
-        return self._scratch, self._wet
+    def _reserve(self, frames: int) -> None:
+        """Make the scratch arrays hold blocks of ``frames`` (reallocating them changes the step's arrays)."""
+        if frames > self._frames:
+            self._frames = max(frames, 256)
+            self._work = np.zeros((self._channels + 2, self._frames), np.float32)
+            self._args = self._step_args()
+            self._plan_changed()
+
+    def _step_args(self) -> tuple[np.ndarray, ...]:
+        raise NotImplementedError
+
+    _kernel: Any = None
+
+    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
+        if self._automation:
+            return None
+        self._reserve(max_frames)
+        return [PlanStep(self._kernel, self._args)]
+
+    def _process(self, block: np.ndarray) -> np.ndarray:
+        if block.shape[1] > self._frames:
+            self._reserve(block.shape[1])
+        self._kernel(block, *self._args)
+        return block
 
 
 class Chorus(_Modulation):
@@ -259,6 +337,7 @@ class Chorus(_Modulation):
     )
 
     _MAX_CENTRE_MS = 100.0
+    _kernel = staticmethod(_chorus_step)
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         super()._prepare(sample_rate, num_channels)
@@ -267,15 +346,21 @@ class Chorus(_Modulation):
         self._max_delay = F32(longest)
         size = 1 << (longest + 2).bit_length()
         self._ring = np.zeros((num_channels, size), np.float32)
-        self._pos = 0
+        # base_inc, centre_ms, sample_rate, max_delay, ring position
+        self._coef = np.array([self._base_inc, 0.0, sample_rate, self._max_delay, 0.0], np.float64)
+        self._args = self._step_args()
+        self._plan_changed()
+
+    def _step_args(self) -> tuple[np.ndarray, ...]:
+        return (self._ring, self._sm.state, self._mem, self._coef, self._work)
 
     def _reset_state(self) -> None:
         super()._reset_state()
         self._ring[:] = 0.0
-        self._pos = 0
+        self._coef[4] = 0.0  # the ring position
 
     def _update(self) -> None:
-        self._centre = F32(min(max(self.centre_delay_ms, 1.0), self._MAX_CENTRE_MS))
+        self._coef[1] = F32(min(max(self.centre_delay_ms, 1.0), self._MAX_CENTRE_MS))
         self._set_targets(self.rate_hz, F32(self.depth) * F32(0.5), self.mix, self.feedback)
 
     @property
@@ -289,24 +374,6 @@ class Chorus(_Modulation):
         repeats = 1 if fb == 0.0 else 1 + int(math.ceil(-3.0 / math.log10(fb)))
         return delay * repeats
 
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        delays, wet = self._buffers(block.shape[1])
-        self._pos = _chorus_kernel(
-            block,
-            self._ring,
-            self._pos,
-            self._last,
-            self._sm.state,
-            self._osc,
-            delays,
-            wet,
-            self._base_inc,
-            self._centre,
-            float(self._sr),
-            self._max_delay,
-        )
-        return block
-
 
 # ---------------------------------------------------------------------------------------------- phaser
 _PHASER_STAGES = 6
@@ -315,16 +382,34 @@ _UPDATE_EVERY = 4  # the LFO and the all-pass coefficients are updated every 4 s
 
 @kernel
 def _phaser_kernel(
-    block, s1, last, sm, osc, gstate, counter0, lfo, gains, wet, base_inc, norm_centre, log_min, log_range, sample_rate
-):  # pragma: no cover - compiled
+    block: np.ndarray,
+    s1: np.ndarray,
+    last: np.ndarray,
+    sm: np.ndarray,
+    osc: np.ndarray,
+    gstate: np.ndarray,
+    phase: np.ndarray,
+    lfo: np.ndarray,
+    gains: np.ndarray,
+    wet: np.ndarray,
+    coef: np.ndarray,
+) -> None:  # pragma: no cover - compiled
     """Phaser on a ``(channels, n)`` float32 block, in place.
 
-    Every 4th sample (counted across blocks from ``counter0``) the LFO gives a new normalised position
-    ``clip(lfo + norm_centre, 0, 1)``, mapped log-linearly to a cutoff between 20 Hz and the top frequency; the
-    six first-order TPT all-pass stages (states ``s1[c, stage]``) share that cutoff's gain ``G`` until the next
-    update. ``gstate[0]`` holds the ``G`` in force at the start of the block. The stage input is the dry sample
-    minus the fed-back previous output.
+    Every 4th sample (counted across blocks by ``phase[0]``, an integer in a float64 array) the LFO gives a new
+    normalised position ``clip(lfo + norm_centre, 0, 1)``, mapped log-linearly to a cutoff between 20 Hz and the
+    top frequency; the six first-order TPT all-pass stages (states ``s1[c, stage]``) share that cutoff's gain
+    ``G`` until the next update. ``gstate[0]`` holds the ``G`` in force at the start of the block. The stage
+    input is the dry sample minus the fed-back previous output. ``lfo`` and ``gains`` (at least ``n // 4 + 1``)
+    and ``wet`` (``(channels, >= n)``) are scratch; ``coef`` is float64 ``[base_inc, norm_centre, log_min,
+    log_range, sample_rate]`` (the float32 ones stored exactly).
     """
+    base_inc = np.float32(coef[0])
+    norm_centre = np.float32(coef[1])
+    log_min = np.float32(coef[2])
+    log_range = np.float32(coef[3])
+    sample_rate = coef[4]
+    counter0 = np.int64(phase[0])
     channels, n = block.shape
     first = (4 - counter0) % 4  # index of the first update in this block
     n_down = (n - first + 3) // 4 if n > first else 0
@@ -346,7 +431,7 @@ def _phaser_kernel(
     g_start = gstate[0]
     g_now = g_start
     for c in range(channels):
-        counter = counter0
+        counter: Integer = counter0
         k = 0
         g_now = g_start
         fb_state = last[c]
@@ -370,7 +455,20 @@ def _phaser_kernel(
                 counter = 0
         last[c] = fb_state
     gstate[0] = g_now
+    phase[0] = (counter0 + n) % 4
     _mix(block, wet, sm)
+
+
+@kernel
+def _phaser_step(
+    block: np.ndarray, sm: np.ndarray, mem: np.ndarray, coef: np.ndarray, work: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    """The Phaser's step: :func:`_phaser_kernel` on the parts of its three arrays (see ``_Modulation``)."""
+    c = block.shape[0]
+    s1 = mem[2 + c : 2 + 7 * c].reshape((c, _PHASER_STAGES))
+    _phaser_kernel(
+        block, s1, mem[2 : 2 + c], sm, mem[0:1], mem[1:2], coef[5:6], work[0], work[1], work[2 : 2 + c], coef
+    )
 
 
 class Phaser(_Modulation):
@@ -386,6 +484,8 @@ class Phaser(_Modulation):
     """
 
     _LFO_DECIMATION = _UPDATE_EVERY
+    _kernel = staticmethod(_phaser_step)
+    _STAGES = _PHASER_STAGES
 
     rate_hz = Param(1.0, minimum=0.0, maximum=100.0, unit="Hz", doc="LFO rate", automatable=True)
     depth = Param(
@@ -406,21 +506,32 @@ class Phaser(_Modulation):
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         super()._prepare(sample_rate, num_channels)
-        self._s1 = np.zeros((num_channels, _PHASER_STAGES), np.float32)
-        self._gstate = np.zeros(1, np.float32)
-        self._counter = 0
-        self._gains = np.zeros(0, np.float32)
         top = min(20000.0, 0.49 * sample_rate)
         # The sweep spans 20 Hz to `top`. Below 40.8 Hz `top` is under 20 Hz: the sweep then sits at `top`, not
         # above Nyquist, where tan() gives all-pass gains outside (0, 1) and the filters blow up (pedalboard
         # 0.9.26 turns finite input into NaN at 8 or 16 Hz this way).
         self._log_min = F32(np.log10(F32(min(20.0, top))))
         self._log_range = F32(np.log10(F32(top))) - self._log_min
+        # base_inc, norm_centre, log_min, log_range, sample_rate, samples since the last LFO update (mod 4)
+        self._coef = np.array([self._base_inc, 0.0, self._log_min, self._log_range, sample_rate, 0.0], np.float64)
+        self._args = self._step_args()
+        self._plan_changed()
+
+    def _step_args(self) -> tuple[np.ndarray, ...]:
+        return (self._sm.state, self._mem, self._coef, self._work)
+
+    @property
+    def _s1(self) -> np.ndarray:
+        return self._mem[2 + self._channels :].reshape(self._channels, _PHASER_STAGES)
+
+    @property
+    def _gstate(self) -> np.ndarray:
+        return self._mem[1:2]
 
     def _reset_state(self) -> None:
         super()._reset_state()
         self._s1[:] = 0.0
-        self._counter = 0
+        self._coef[5] = 0.0  # samples since the last LFO update
         # before the first update the filters sit at 1 kHz
         g = F32(math.tan(math.pi * min(1000.0, 0.49 * self._sr) / self._sr))  # (below Nyquist at any rate)
         self._gstate[0] = g / (F32(1.0) + g)
@@ -429,35 +540,10 @@ class Phaser(_Modulation):
         # the centre is normalised on the 20 Hz - 20 kHz log scale (pedalboard sets it before the sample rate
         # is known, so this range does not follow the stream's rate)
         log_min = np.log10(F32(20.0))
-        self._norm_centre = (np.log10(F32(self.centre_frequency_hz)) - log_min) / (np.log10(F32(20000.0)) - log_min)
+        norm_centre = (np.log10(F32(self.centre_frequency_hz)) - log_min) / (np.log10(F32(20000.0)) - log_min)
+        self._coef[1] = F32(norm_centre)
         self._set_targets(self.rate_hz, F32(self.depth) * F32(0.5), self.mix, self.feedback)
 
     @property
     def tail_seconds(self) -> float:
         return 0.0 if self.mix == 0.0 else 0.05
-
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        n = block.shape[1]
-        lfo, wet = self._buffers(n)
-        down = n // _UPDATE_EVERY + 1
-        if self._gains.shape[0] < down:
-            self._gains = np.zeros(down, np.float32)
-        _phaser_kernel(
-            block,
-            self._s1,
-            self._last,
-            self._sm.state,
-            self._osc,
-            self._gstate,
-            self._counter,
-            lfo,
-            self._gains,
-            wet,
-            self._base_inc,
-            F32(self._norm_centre),
-            self._log_min,
-            self._log_range,
-            float(self._sr),
-        )
-        self._counter = (self._counter + n) % _UPDATE_EVERY
-        return block

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.plugin import Plugin
+from ..core.plugin import Plugin, _all_finite
 
 
 class PipelinePlugin(Plugin, block_invariant=True):
@@ -41,6 +41,7 @@ class PipelinePlugin(Plugin, block_invariant=True):
 
     def _process(self, block: np.ndarray) -> np.ndarray:
         assert self._pipeline is not None
-        if self._sanitize_input:
+        if self._sanitize_input and not _all_finite(block):  # checked in one compiled pass; copied only if needed
             block = np.nan_to_num(block, nan=0.0, posinf=1.0, neginf=-1.0)
-        return self._pipeline.process(block)
+        result: np.ndarray = self._pipeline.process(block)
+        return result

@@ -54,8 +54,20 @@ TRANSIENT_DETECTORS = ("compound", "percussive", "soft")
 # --------------------------------------------------------------------------------------------- the kernel
 @kernel
 def _vocode(
-    spec, ref_prev, env, ratio, hop_out, identity, reset_bin, detector, lock, last_out, prev_mag, det, out
-):  # pragma: no cover - compiled
+    spec: np.ndarray,
+    ref_prev: np.ndarray,
+    env: np.ndarray,
+    ratio: np.ndarray,
+    hop_out: float,
+    identity: np.ndarray,
+    reset_bin: int,
+    detector: int,
+    lock: bool,
+    last_out: np.ndarray,
+    prev_mag: np.ndarray,
+    det: np.ndarray,
+    out: np.ndarray,
+) -> None:  # pragma: no cover - compiled
     """Turn analysis spectra into synthesis spectra, frame by frame.
 
     spec (K, C, B) complex: analysis spectra; ref_prev (K, B) complex: spectrum of the channel sum one sample
@@ -194,7 +206,7 @@ def _vocode(
 
 
 @kernel
-def _overlap_add(frames, hop, dest):  # pragma: no cover - compiled
+def _overlap_add(frames: np.ndarray, hop: int, dest: np.ndarray) -> None:  # pragma: no cover - compiled
     """Add frames (K, C, N) into dest (C, >= (K - 1) * hop + N), frame k starting at k * hop."""
     n_frames, channels, size = frames.shape
     for f in range(n_frames):

@@ -63,7 +63,16 @@ _INTERP_HISTORY = {Quality.ZeroOrderHold: 0, Quality.Linear: 0, Quality.CatmullR
 
 # --------------------------------------------------------------------------------------------- kernels
 @kernel
-def _interp_kernel(buf, base, k0, k1, src, dst, kind, out):  # pragma: no cover - compiled
+def _interp_kernel(
+    buf: np.ndarray,
+    base: int,
+    k0: int,
+    k1: int,
+    src: float,
+    dst: float,
+    kind: int,
+    out: np.ndarray,
+) -> None:  # pragma: no cover - compiled
     """Interpolate outputs ``k0..k1-1`` at input times ``t = k * src / dst``.
 
     ``buf[:, i]`` holds input sample ``base + i``. ``kind``: 0 hold, 1 linear, 2 Catmull-Rom, 3 Lagrange
@@ -101,7 +110,19 @@ def _interp_kernel(buf, base, k0, k1, src, dst, kind, out):  # pragma: no cover 
 
 
 @kernel
-def _sinc_kernel(buf, base, k0, k1, src, dst, table, steps, zc, fc, out):  # pragma: no cover - compiled
+def _sinc_kernel(
+    buf: np.ndarray,
+    base: int,
+    k0: int,
+    k1: int,
+    src: float,
+    dst: float,
+    table: np.ndarray,
+    steps: float,
+    zc: float,
+    fc: float,
+    out: np.ndarray,
+) -> None:  # pragma: no cover - compiled
     """Windowed-sinc outputs ``k0..k1-1`` at input times ``t = k * src / dst``.
 
     The tap for input ``j`` is ``h(|t - j| * fc)``, where ``h`` (sampled in ``table`` at ``steps`` points per
@@ -140,7 +161,18 @@ def _sinc_kernel(buf, base, k0, k1, src, dst, table, steps, zc, fc, out):  # pra
 
 
 @kernel
-def _phase_kernel(buf, base, k0, k1, period, step, offsets, counts, weights, out):  # pragma: no cover - compiled
+def _phase_kernel(
+    buf: np.ndarray,
+    base: int,
+    k0: int,
+    k1: int,
+    period: int,
+    step: int,
+    offsets: np.ndarray,
+    counts: np.ndarray,
+    weights: np.ndarray,
+    out: np.ndarray,
+) -> None:  # pragma: no cover - compiled
     """Windowed-sinc outputs ``k0..k1-1`` for a rational rate ratio, from weights computed once per phase.
 
     Output ``k = n * period + r`` reads ``counts[r]`` inputs from ``n * step + offsets[r]`` with the normalised

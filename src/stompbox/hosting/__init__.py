@@ -6,11 +6,11 @@ The VST3 host is imported on first use (``import stompbox`` stays light).
 
 from __future__ import annotations
 
-import importlib
 import os
 from typing import TYPE_CHECKING, Any
 
 from .._base.errors import PluginLoadError
+from .._base.lazy import lazy_names
 from .external import AudioProcessorParameter, ExternalPlugin, ExternalPluginReloadType, set_chain_loader
 from .loading import find_plugins, is_plugin_uri, load_in_process, plugin_format
 
@@ -48,12 +48,7 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers and IDEs
     from .vst3 import VST3Plugin
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_names(globals(), _LAZY)
 
 
 def load_plugin(

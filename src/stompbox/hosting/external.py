@@ -12,13 +12,11 @@ converts ``v`` through the plugin's text parser, checking the range first.
 from __future__ import annotations
 
 import base64
-import math
 import os
 import re
 import weakref
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -26,6 +24,8 @@ from .._base.enums import PedalboardEnum
 from ..core import Plugin
 from ..core.layout import check_buffer_size, check_sample_rate
 from .midi import check_not_swapped, read_midi_messages, sample_index
+
+T = TypeVar("T")
 
 FLOAT_SUFFIXES = ("x", "%", "*", ",", ".", "hz", "ms", "db", "sec", "dbtp", "seconds")
 TRUE_STRINGS = frozenset({"on", "yes", "true", "enabled"})
@@ -253,7 +253,8 @@ class AudioProcessorParameter:
     def raw_value(self) -> float:
         """The parameter's normalised value, 0.0 to 1.0, as the plugin itself stores it (settable). A VST3
         plugin's reads and writes are float32 values, as pedalboard (its host) hands them over."""
-        return self._plugin._param_raw(self.index)
+        result: float = self._plugin._param_raw(self.index)
+        return result
 
     @raw_value.setter
     def raw_value(self, value: float) -> None:
@@ -277,7 +278,8 @@ class AudioProcessorParameter:
         raw = self._plugin._param_raw_for_text(self.index, str(string_value))
         if raw is None:
             raise ValueError(f"Plugin parameter '{self.name}' could not parse {string_value!r}.")
-        return raw
+        result: float = raw
+        return result
 
     def get_name(self, maximum_string_length: int = 512) -> str:
         """The parameter's name, cut to at most ``maximum_string_length`` characters."""
@@ -343,7 +345,8 @@ class AudioProcessorParameter:
             low, high = self._raw_ranges[text]
             if reported is None or not low <= reported <= high:
                 return low
-            return reported
+            result: float = reported
+            return result
         if not isinstance(new_value, bool | WrappedBool):
             raise ValueError(
                 f"Value received for parameter '{self.python_name}' "
@@ -353,13 +356,15 @@ class AudioProcessorParameter:
         return 1.0 if new_value else 0.0
 
     # ------------------------------------------------------------------ moving between processes
-    def export(self) -> tuple[type, dict[str, Any]]:
+    def export(self) -> tuple[type[AudioProcessorParameter], dict[str, Any]]:
         """Everything this parameter inferred, without its plugin (picklable; see :meth:`rebind`)."""
         state = {k: v for k, v in self.__dict__.items() if k != "_plugin"}
         return type(self), state
 
     @staticmethod
-    def rebind(exported: tuple[type, dict[str, Any]], plugin: ParameterAccess) -> AudioProcessorParameter:
+    def rebind(
+        exported: tuple[type[AudioProcessorParameter], dict[str, Any]], plugin: ParameterAccess
+    ) -> AudioProcessorParameter:
         """A parameter from :meth:`export`'s output that talks to ``plugin`` (no re-scan of its values)."""
         cls, state = exported
         obj = cls.__new__(cls)
@@ -410,7 +415,7 @@ class WrappedBool:
 
 
 def _with_parameter(base: type) -> type:
-    class WithParameter(base):  # type: ignore[misc, valid-type]
+    class WithParameter(base):  # type: ignore[misc]
         """A value that also exposes its parameter's attributes (``plugin.gain_db.range``)."""
 
         def __new__(cls, value: Any, parameter: AudioProcessorParameter) -> Any:
@@ -440,7 +445,7 @@ BooleanWithParameter = _with_parameter(WrappedBool)
 BooleanWithParameter.__name__ = BooleanWithParameter.__qualname__ = "BooleanWithParameter"
 
 
-class ReadOnlyDict(dict):
+class ReadOnlyDict(dict[str, Any]):
     """The ``parameters`` mapping: assigning into it raises ``TypeError`` (set the attribute instead)."""
 
     def __setitem__(self, name: str, value: Any) -> None:
@@ -481,26 +486,153 @@ class ExternalPluginReloadType(PedalboardEnum):
     PersistsAudioOnReset = 2
 
 
-class ExternalPlugin(Plugin, ParameterAccess):
-    """Base class of plugins hosted from files (VST3). Do not instantiate directly; use :func:`load_plugin`.
+def check_parameter_values(parameter_values: object) -> None:
+    """``parameter_values`` is a dict or None (a ``TypeError`` that says what went wrong otherwise)."""
+    if parameter_values is not None and not isinstance(parameter_values, dict):
+        raise TypeError(
+            "Expected a dictionary to be passed to parameter_values, but received a "
+            f'{type(parameter_values).__name__}. (If passing a plugin name, pass "plugin_name=..." as a '
+            "keyword argument instead.)"
+        )
 
-    Subclasses provide ``_parameter_descriptors()`` (index, name, label, default, steps, automatable) and the
-    :class:`ParameterAccess` methods; this class turns them into ``parameters`` and attribute access.
+
+def choose_plugin(
+    path: str,
+    found: Sequence[T],
+    plugin_name: object,
+    names: Callable[[T], Sequence[str]],
+    kind: str = "names",
+    note: Callable[[T], str] | None = None,
+) -> T:
+    """The plugin to load from a file that holds those ``found``: the only one, or the one that ``plugin_name``
+    names (any of its ``names``, the first of which is what lists show, with ``note`` in brackets after it).
+
+    Raises ``ValueError`` listing the plugins for a file of several and no name, or a name it does not hold.
+    """
+    if plugin_name is None:
+        if len(found) > 1:
+            shown = "\n".join(f'\t"{names(p)[0]}"' + (f" ({note(p)})" if note else "") for p in found)
+            raise ValueError(
+                f'Plugin file {path} contains {len(found)} plugins, and the "plugin_name" argument was not '
+                f"provided. Please specify which plugin to load by passing one of the following {kind} as "
+                f'"plugin_name":\n{shown}'
+            )
+        return found[0]
+    for p in found:
+        if str(plugin_name) in names(p):
+            return p
+    shown = "\n".join(f'\t"{names(p)[0]}"' for p in found)
+    raise ValueError(f'Plugin file {path} does not contain a plugin named "{plugin_name}". Valid names:\n{shown}')
+
+
+class InstalledPlugins:
+    """A format's ``installed_plugins``: read on the class (``VST3Plugin.installed_plugins``, as in pedalboard)
+    or an instance, it lists the plugins of the format installed now."""
+
+    def __init__(self, find: Callable[[], list[str]]) -> None:
+        self._find = find
+
+    def __get__(self, obj: object, owner: type | None = None) -> list[str]:
+        return self._find()
+
+
+class ExternalPlugin(Plugin, ParameterAccess):
+    """Base class of the plugins hosted from files (VST3, LV2, LADSPA, isolated). Do not instantiate it
+    directly; use :func:`load_plugin`.
+
+    It holds the lifecycle every format shares: the arguments are checked, the format's :meth:`_load` finds
+    and instantiates the plugin, ``parameter_values`` are set; copies and pickles reload the plugin from its
+    path and plugin name and restore its ``raw_state``; :meth:`close` (or garbage collection) releases what the
+    format's :meth:`_release` frees. Formats provide ``_parameter_descriptors()`` (index, name, label, default,
+    steps, automatable) and the :class:`ParameterAccess` methods; this class turns them into ``parameters`` and
+    attribute access.
     """
 
     _abstract = True
 
-    # ------------------------------------------------------------------ chains as data
-    def _identity(self) -> dict[str, Any]:
-        """What a chain file needs to load this plugin again: ``path`` (a file, bundle or LV2 URI), the
-        ``plugin_name`` it was loaded with, and its complete state (``raw_state``): what pickling uses."""
-        state = self.__getstate__()
-        return {
-            "path": str(state.get("path", state.get("target"))),
-            "plugin_name": state.get("plugin_name"),
-            "raw_state": state.get("raw_state") or b"",
-        }
+    def __init__(
+        self,
+        path_to_plugin_file: str | os.PathLike[str],
+        parameter_values: dict[str, Any] | None = None,
+        plugin_name: str | None = None,
+        initialization_timeout: float = 10.0,
+    ) -> None:
+        super().__init__()
+        check_parameter_values(parameter_values)
+        self._target = os.fspath(path_to_plugin_file)
+        self._plugin_name = plugin_name
+        self._initialization_timeout = float(initialization_timeout)
+        self._load()
+        self._loaded = True
+        self._set_initial_parameter_values(parameter_values)
 
+    # ------------------------------------------------------------------ to implement
+    def _load(self) -> None:
+        """Find the plugin ``_target`` and ``_plugin_name`` name and instantiate it (``PluginLoadError``, an
+        ``ImportError``, when it cannot be loaded). A format may replace ``_target`` by the form it found (the
+        path of a LADSPA library named by its file name)."""
+        raise NotImplementedError
+
+    def _release(self) -> None:
+        """Free the native instance(s) now (called by :meth:`close`, with the plugin's lock held)."""
+
+    @property
+    def raw_state(self) -> bytes:
+        """The plugin's complete state as bytes; settable (what copies and chain files carry)."""
+        raise NotImplementedError
+
+    @raw_state.setter
+    def raw_state(self, value: bytes) -> None:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ identity
+    @property
+    def path_to_plugin_file(self) -> str:
+        """The path (or URI) this plugin was loaded from."""
+        return self._target
+
+    @property
+    def descriptive_name(self) -> str:
+        """The plugin's name, as its description gives it."""
+        return str(self.name)
+
+    @property
+    def category(self) -> str:
+        """The plugin's category ("" where the format has none)."""
+        return ""
+
+    @property
+    def version(self) -> str:
+        """The plugin's version ("" where the format has none)."""
+        return ""
+
+    # ------------------------------------------------------------------ copies, pickling, teardown
+    def _identity(self) -> dict[str, Any]:
+        """What loads this plugin again: ``path`` (a file, bundle or LV2 URI), the ``plugin_name`` it was
+        loaded with, and its complete state (``raw_state``). Pickles, copies and chain files carry it."""
+        return {"path": self._target, "plugin_name": self._plugin_name, "raw_state": self.raw_state}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return self._identity()
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        self.__init__(data["path"], plugin_name=data.get("plugin_name"))  # type: ignore[misc]
+        if data.get("raw_state"):
+            self.raw_state = data["raw_state"]
+
+    def close(self) -> None:
+        """Release the plugin's native instance now (otherwise done when it is garbage-collected)."""
+        with self._lock:
+            self._release()
+            self._forget_format()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    # ------------------------------------------------------------------ chains as data
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready description by identity and state: ``{"type": "ExternalPlugin", "path": ...,
         "plugin_name": ..., "raw_state": <base64>}``; :func:`stompbox.load_chain` loads the plugin from ``path``
@@ -510,9 +642,9 @@ class ExternalPlugin(Plugin, ParameterAccess):
         from ..core.serial import file_reference
 
         identity = self._identity()
-        raw = identity["raw_state"]
+        raw = identity["raw_state"] or b""
         raw = raw.encode() if isinstance(raw, str) else bytes(raw)
-        path = identity["path"]
+        path = str(identity["path"])
         if os.path.exists(path):  # a file or bundle (not an LV2 URI, nor a LADSPA library found on its path)
             path = file_reference(path)
         data: dict[str, Any] = {"type": "ExternalPlugin", "path": path}
@@ -593,14 +725,9 @@ class ExternalPlugin(Plugin, ParameterAccess):
         return result
 
     def _set_initial_parameter_values(self, parameter_values: dict[str, Any] | None) -> None:
+        check_parameter_values(parameter_values)
         if parameter_values is None:
             return
-        if not isinstance(parameter_values, dict):
-            raise TypeError(
-                "Expected a dictionary to be passed to parameter_values, but received a "
-                f'{type(parameter_values).__name__}. (If passing a plugin name, pass "plugin_name=..." as a '
-                "keyword argument instead.)"
-            )
         names = self._python_names()
         for key, value in parameter_values.items():
             if key not in names:
@@ -636,7 +763,7 @@ class ExternalPlugin(Plugin, ParameterAccess):
     #: the largest block handed to the plugin by :meth:`_render_midi`
     _max_block = 8192
 
-    def process(self, input_array: Any, *args: Any, **kwargs: Any) -> np.ndarray:  # type: ignore[override]
+    def process(self, input_array: Any, *args: Any, **kwargs: Any) -> np.ndarray:
         """Process audio (effects) or render MIDI (instruments).
 
         Effects: ``process(input_array, sample_rate, buffer_size=8192, reset=True)`` as every plugin.
@@ -652,14 +779,18 @@ class ExternalPlugin(Plugin, ParameterAccess):
                     f"Plugin '{self.name}' is an instrument: pass MIDI messages, a duration and a sample "
                     "rate, not audio."
                 )
-            return super().process(input_array, *args, **kwargs)
+            return self._process_audio(input_array, *args, **kwargs)
         if not self.is_instrument:
             raise ValueError(
                 f"Plugin '{self.name}' is an audio effect: pass an audio array and a sample rate, not MIDI messages."
             )
         return self._render_midi(input_array, *args, **kwargs)
 
-    __call__ = process  # type: ignore[assignment]
+    def _process_audio(self, input_array: np.ndarray, *args: Any, **kwargs: Any) -> np.ndarray:
+        """Effects: what :meth:`process` does with an audio array (the engine's template, as every plugin)."""
+        return super().process(input_array, *args, **kwargs)
+
+    __call__ = process
 
     def _render_midi(
         self,
@@ -674,10 +805,16 @@ class ExternalPlugin(Plugin, ParameterAccess):
         rate = check_sample_rate(sample_rate)
         block = min(check_buffer_size(buffer_size), self._max_block)
         events = read_midi_messages(midi_messages, float(duration), rate)
-        total = sample_index(duration, rate)
-        out = np.zeros((int(num_channels), total), np.float32)
+        return self._render_events(events, sample_index(duration, rate), rate, int(num_channels), block, reset)
+
+    def _render_events(
+        self, events: list[tuple[int, bytes]], total: int, rate: float, num_channels: int, block: int, reset: bool
+    ) -> np.ndarray:
+        """Instruments: ``total`` samples rendered in blocks of ``block`` with these ``(sample, midi_bytes)``
+        events (checked arguments of :meth:`_render_midi`)."""
+        out = np.zeros((num_channels, total), np.float32)
         with self._lock:
-            reset_done = self._ensure_format(rate, int(num_channels))
+            reset_done = self._ensure_format(rate, num_channels)
             if reset and not reset_done:
                 self._reset_all()
             k = 0
@@ -694,311 +831,3 @@ class ExternalPlugin(Plugin, ParameterAccess):
         """Instruments: run one block of ``n`` samples with these ``(offset, midi_bytes)`` events and return
         the ``(num_channels, n)`` output (for :meth:`_render_midi`)."""
         raise NotImplementedError
-
-
-# ---------------------------------------------------------------------------------------------------- ports
-@dataclass(frozen=True)
-class ControlPort:
-    """A control input of a port-based plugin (LV2, LADSPA): one float the host owns, with its metadata.
-
-    ``scale_points`` are ``(value, label)`` pairs sorted by value; with ``enumeration`` the port takes only
-    those values.
-    """
-
-    index: int
-    symbol: str
-    name: str
-    minimum: float
-    maximum: float
-    default: float
-    unit: str = ""
-    toggled: bool = False
-    integer: bool = False
-    logarithmic: bool = False
-    enumeration: bool = False
-    scale_points: tuple[tuple[float, str], ...] = ()
-
-    @property
-    def choices(self) -> tuple[tuple[float, str], ...]:
-        """The values an enumeration port takes (empty for other ports)."""
-        return self.scale_points if self.enumeration and self.scale_points and not self.toggled else ()
-
-    @property
-    def num_steps(self) -> int:
-        if self.toggled:
-            return 1
-        if self.choices:
-            return max(1, len(self.choices) - 1)
-        if self.integer and self.maximum > self.minimum:
-            return int(round(self.maximum - self.minimum))
-        return 0
-
-    def _log(self) -> bool:
-        return self.logarithmic and self.minimum > 0 and self.maximum > self.minimum
-
-    def to_raw(self, value: float) -> float:
-        """The normalised [0, 1] position of a value."""
-        value = float(value)
-        if self.toggled:
-            return 1.0 if value > 0 else 0.0
-        choices = self.choices
-        if choices:
-            if len(choices) == 1:
-                return 0.0
-            best = min(range(len(choices)), key=lambda i: abs(choices[i][0] - value))
-            return best / (len(choices) - 1)
-        low, high = self.minimum, self.maximum
-        if not high > low:
-            return 0.0
-        value = min(max(value, low), high)
-        if self._log():
-            return math.log(value / low) / math.log(high / low)
-        return (value - low) / (high - low)
-
-    def from_raw(self, raw: float) -> float:
-        """The value at a normalised position (rounded for integer ports, snapped for enumerations)."""
-        raw = min(max(float(raw), 0.0), 1.0)
-        if self.toggled:
-            return (self.maximum if self.maximum > 0 else 1.0) if raw >= 0.5 else 0.0
-        choices = self.choices
-        if choices:
-            return choices[int(round(raw * (len(choices) - 1)))][0]
-        low, high = self.minimum, self.maximum
-        if not high > low:
-            return low
-        value = low * (high / low) ** raw if self._log() else low + raw * (high - low)
-        if self.integer:
-            value = float(round(value))
-        return min(max(value, low), high)
-
-    def text(self, value: float) -> str:
-        """How a value is shown: "On"/"Off", an enumeration's label, or the number."""
-        if self.toggled:
-            return "On" if value > 0 else "Off"
-        for point, label in self.choices:
-            if point == value:
-                return label
-        if self.integer:
-            return str(int(round(value)))
-        return f"{value:.7g}"
-
-    def parse(self, text: str) -> float | None:
-        """The value for a text (a label, "On"/"Off" or a number with an optional unit), or None."""
-        text = str(text).strip()
-        for point, label in self.scale_points:
-            if label == text:
-                return point
-        if self.toggled and text.lower() in TRUE_STRINGS | {"off", "no", "false", "disabled"}:
-            return 1.0 if text.lower() in TRUE_STRINGS else 0.0
-        if self.unit and text.endswith(self.unit):
-            text = text[: -len(self.unit)]
-        try:
-            return float(strip_float_suffixes(text))
-        except ValueError:
-            return None
-
-
-class PortParameter(AudioProcessorParameter):
-    """A parameter backed by a :class:`ControlPort`: its type, range, default and choices come from the
-    plugin's own description, so nothing is inferred by scanning.
-
-    ``type`` is ``bool`` for toggles, ``str`` for enumerations (``valid_values`` are the labels) and
-    ``float`` otherwise (``step_size`` 1 for integer ports). Values are set exactly (not snapped to a grid of
-    1001 points as for VST3); ``port`` holds the description.
-    """
-
-    def __init__(
-        self,
-        plugin: ParameterAccess,
-        index: int,
-        name: str,
-        label: str,
-        default_raw_value: float = 0.0,
-        num_steps: int = 0,
-        is_automatable: bool = True,
-        *,
-        port: ControlPort,
-    ) -> None:
-        self.port = port
-        super().__init__(plugin, index, name, label, default_raw_value, num_steps, is_automatable, 0)
-
-    def _scan(self, steps: int) -> None:
-        port = self.port
-        self.approximate_step_size = None
-        self.step_size = None
-        if port.toggled:
-            self.type = bool
-            self.min_value, self.max_value, self.step_size = False, True, 1
-            ranges: dict[tuple[float, float], Any] = {(0.0, 0.5): False, (0.5, 1.0): True}
-        elif port.choices:
-            self.type = str
-            self.min_value = self.max_value = None
-            n = len(port.choices)
-            ranges = {}
-            for i, (_value, label) in enumerate(port.choices):
-                low = 0.0 if n == 1 else max(0.0, (i - 0.5) / (n - 1))
-                high = 1.0 if n == 1 else min(1.0, (i + 0.5) / (n - 1))
-                ranges[(low, high)] = label
-        else:
-            self.type = float
-            self.min_value, self.max_value = float(port.minimum), float(port.maximum)
-            ranges = {}
-            if port.integer:
-                self.step_size = 1.0
-                if port.maximum - port.minimum <= SEARCH_STEPS:
-                    for v in range(int(round(port.minimum)), int(round(port.maximum)) + 1):
-                        raw = port.to_raw(v)
-                        ranges[(raw, raw)] = float(v)
-        self.ranges = ranges
-        self.valid_values = list(ranges.values())
-        self.range = (self.min_value, self.max_value, self.step_size)
-        self._raw_ranges = {value: span for span, value in ranges.items()}
-
-    @property
-    def default_value(self) -> Any:
-        """The plugin's default, typed like :attr:`value`."""
-        return self._typed(self.port.default)
-
-    def _typed(self, value: float) -> Any:
-        if self.type is bool:
-            return value > 0
-        if self.type is str:
-            return self.port.text(value)
-        return float(f"{value:.7g}")
-
-    @property
-    def value(self) -> Any:
-        """The current value: float (in the port's units), bool or str (an enumeration's label)."""
-        return self._typed(self._plugin._port_value(self.index))
-
-    def get_text_for_raw_value(self, raw_value: float, maximum_string_length: int = 512) -> str:
-        return self.port.text(self.port.from_raw(raw_value))[:maximum_string_length]
-
-    def get_raw_value_for_text(self, string_value: str) -> float:
-        value = self.port.parse(string_value)
-        if value is None:
-            raise ValueError(f"Plugin parameter '{self.name}' could not parse {string_value!r}.")
-        return self.port.to_raw(value)
-
-    def get_raw_value_for(self, new_value: float | str | bool) -> float:
-        port = self.port
-        if self.type is float:
-            if isinstance(new_value, bool):
-                new_value = float(new_value)
-            number = port.parse(new_value) if isinstance(new_value, str) else None
-            if number is None:
-                try:
-                    number = float(new_value)  # type: ignore[arg-type]
-                except (TypeError, ValueError):
-                    suffix = f" (with the optional suffix '{self.label}')" if self.label else ""
-                    raise ValueError(
-                        f"Value received for parameter '{self.python_name}' ({new_value!r}) must be a number "
-                        f"or a string{suffix}"
-                    ) from None
-            if not self.min_value <= number <= self.max_value:
-                unit = self.label or ""
-                raise ValueError(
-                    f"Value received for parameter '{self.python_name}' ({new_value!r}) is out of range "
-                    f"[{self.min_value}{unit}, {self.max_value}{unit}]"
-                )
-            return port.to_raw(number)
-        if self.type is str:
-            text = str(new_value)
-            for value, label in port.choices:
-                if text == label:
-                    return port.to_raw(value)
-            if isinstance(new_value, int | float) and not isinstance(new_value, bool):
-                for value, _label in port.choices:
-                    if value == new_value:
-                        return port.to_raw(value)
-            raise ValueError(
-                f"Value received for parameter '{self.python_name}' ({text!r}) not in list of valid values: "
-                f"{self.valid_values}"
-            )
-        return super().get_raw_value_for(new_value)
-
-
-class ControlPortPlugin(ExternalPlugin):
-    """Shared parameter handling of port-based formats (LV2, LADSPA): the host owns one float32 per control
-    input (``_control_values``, described by ``_controls``) and connects the plugin to it.
-    """
-
-    _abstract = True
-    _controls: list[ControlPort]
-    _control_values: np.ndarray
-
-    def _parameter_descriptors(self) -> Iterator[tuple[int, str, str, float, int, bool]]:
-        seen: set[str | None] = set()
-        for i, port in enumerate(self._controls):
-            name = port.name or port.symbol
-            if python_parameter_name(name, port.unit) in seen:
-                name = f"{name} {port.symbol}"
-            seen.add(python_parameter_name(name, port.unit))
-            yield (i, name, port.unit, port.to_raw(port.default), port.num_steps, True)
-
-    def _new_parameter(self, desc: tuple[int, str, str, float, int, bool]) -> AudioProcessorParameter:
-        return PortParameter(self, *desc, port=self._controls[desc[0]])
-
-    def _port_value(self, index: int) -> float:
-        return float(self._control_values[index])
-
-    def _param_raw(self, index: int) -> float:
-        return self._controls[index].to_raw(float(self._control_values[index]))
-
-    def _param_set_raw(self, index: int, value: float) -> None:
-        with self._lock:
-            self._control_values[index] = self._controls[index].from_raw(value)
-
-    def _param_text(self, index: int, raw: float) -> str | None:
-        port = self._controls[index]
-        return port.text(port.from_raw(raw))
-
-    def _param_raw_for_text(self, index: int, text: str) -> float | None:
-        port = self._controls[index]
-        value = port.parse(text)
-        return None if value is None else port.to_raw(value)
-
-    def _set_port_by_symbol(self, symbol: str, value: float) -> bool:
-        for i, port in enumerate(self._controls):
-            if port.symbol == symbol:
-                self._control_values[i] = value
-                return True
-        return False
-
-    @property
-    def port_values(self) -> dict[str, float]:
-        """The control inputs by port symbol (the plugin's own names), in the ports' units."""
-        return {p.symbol: float(v) for p, v in zip(self._controls, self._control_values, strict=True)}
-
-
-def map_inputs(plugin_in: np.ndarray, block: np.ndarray, m: int) -> None:
-    """Copy a ``(channels, m)`` block onto a plugin's ``(inputs, >= m)`` buffers: input ``j`` gets channel
-    ``j % channels``; with more channels than inputs, input ``j`` gets the mean of channels ``j``,
-    ``j + inputs``, ..."""
-    n_in, channels = plugin_in.shape[0], block.shape[0]
-    if n_in == channels:
-        plugin_in[:, :m] = block
-    elif channels < n_in:
-        for j in range(n_in):
-            plugin_in[j, :m] = block[j % channels]
-    else:
-        for j in range(n_in):
-            plugin_in[j, :m] = block[j::n_in].mean(axis=0)
-
-
-def map_outputs(plugin_out: np.ndarray, block: np.ndarray, m: int) -> None:
-    """Write a plugin's ``(outputs, >= m)`` buffers into a ``(channels, m)`` block: channel ``c`` gets the
-    mean of outputs ``c``, ``c + channels``, ... (a stereo plugin on a mono stream gives the mean of its two
-    outputs), or output ``c % outputs`` when there are fewer outputs (a mono output feeds every channel). A
-    plugin without audio outputs leaves the block as it is (analysers pass the audio through)."""
-    n_out, channels = plugin_out.shape[0], block.shape[0]
-    if n_out == 0:
-        return
-    if n_out == channels:
-        block[...] = plugin_out[:, :m]
-    elif n_out > channels:
-        for c in range(channels):
-            block[c] = plugin_out[c:n_out:channels, :m].mean(axis=0)
-    else:
-        for c in range(channels):
-            block[c] = plugin_out[c % n_out, :m]

@@ -11,7 +11,6 @@ on a socket.
 
 from __future__ import annotations
 
-import os
 import signal
 import socket
 import subprocess
@@ -19,13 +18,30 @@ import sys
 import threading
 from multiprocessing import resource_tracker, shared_memory
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 import numpy as np
 
 from ..core.errors import StompboxError
 from .external import AudioProcessorParameter, ExternalPlugin
-from .midi import read_midi_messages
+
+#: What the child reports about the plugin it loaded (its identity, parameters and latency).
+_PluginInfo = TypedDict(
+    "_PluginInfo",
+    {
+        "class": str,
+        "name": str,
+        "category": str,
+        "manufacturer_name": str,
+        "identifier": str,
+        "version": str,
+        "is_instrument": bool,
+        "is_effect": bool,
+        "descriptors": list[tuple[int, str, str, float, int, bool]],
+        "parameters": dict[int, Any],
+        "latency": int,
+    },
+)
 
 
 class PluginCrashedError(StompboxError, RuntimeError):
@@ -80,27 +96,18 @@ class IsolatedPlugin(ExternalPlugin):
     every later call; :meth:`restart` starts a fresh child with the last parameter values.
     """
 
-    def __init__(
-        self,
-        path_to_plugin_file: str | os.PathLike[str],
-        parameter_values: dict[str, Any] | None = None,
-        plugin_name: str | None = None,
-        initialization_timeout: float = 10.0,
-        timeout: float | None = 10.0,
-    ) -> None:
-        super().__init__()
-        self._target = os.fspath(path_to_plugin_file)
-        self._plugin_name = plugin_name
-        self._init_timeout = float(initialization_timeout)
+    def __init__(self, *args: Any, timeout: float | None = 10.0, **kwargs: Any) -> None:
+        # the arguments of every hosted plugin (ExternalPlugin's), and the timeout of each call
         self._timeout = timeout
+        super().__init__(*args, **kwargs)
+
+    def _load(self) -> None:
         self._proc: subprocess.Popen[bytes] | None = None
         self._conn: Connection | None = None
         self._shm: shared_memory.SharedMemory | None = None
         self._dead: PluginCrashedError | None = None
         self._call_lock = threading.RLock()
         self._spawn()
-        self._loaded = True
-        self._set_initial_parameter_values(parameter_values)
 
     # ------------------------------------------------------------------ the child
     def _spawn(self) -> None:
@@ -115,14 +122,14 @@ class IsolatedPlugin(ExternalPlugin):
         self._conn = Connection(parent_sock.detach())
         self._dead = None
         self._shm = None
-        info = self._call("load", self._target, self._plugin_name, timeout=self._init_timeout)
-        self._info: dict[str, Any] = info
+        info = self._call("load", self._target, self._plugin_name, timeout=self._initialization_timeout)
+        self._info: _PluginInfo = info
         self._latency = int(info["latency"])
         self._exported = info["parameters"]
         self.__dict__.pop("_param_objects", None)
         self.__dict__.pop("_param_names", None)
 
-    def _call(self, op: str, *args: Any, timeout: float | None | str = "default") -> Any:
+    def _call(self, op: str, *args: Any, timeout: float | None | Literal["default"] = "default") -> Any:
         if self._dead is not None:
             raise PluginCrashedError(f"{self._dead} (load the plugin again, or call restart())", self._dead.returncode)
         wait = self._timeout if timeout == "default" else timeout
@@ -165,14 +172,15 @@ class IsolatedPlugin(ExternalPlugin):
 
     def _fail(self, error: PluginCrashedError) -> None:
         self._dead = error
-        self._release()
+        self._disconnect()
         raise error
 
     def _label(self) -> str:
         info = self.__dict__.get("_info")
         return repr(info["name"]) if info else repr(self._target)
 
-    def _release(self) -> None:
+    def _disconnect(self) -> None:
+        """Close the socket to the child and free the shared memory."""
         if self._conn is not None:
             self._conn.close()
             self._conn = None
@@ -215,10 +223,6 @@ class IsolatedPlugin(ExternalPlugin):
         return self._info["name"]
 
     @property
-    def descriptive_name(self) -> str:
-        return self._info["name"]
-
-    @property
     def category(self) -> str:
         return self._info["category"]
 
@@ -247,10 +251,6 @@ class IsolatedPlugin(ExternalPlugin):
         """The class hosting the plugin in the child (``"LV2Plugin"``, ``"VST3Plugin"``, ...)."""
         return self._info["class"]
 
-    @property
-    def path_to_plugin_file(self) -> str:
-        return self._target
-
     # ------------------------------------------------------------------ parameters
     def _parameter_descriptors(self) -> Any:
         return iter(self._info["descriptors"])
@@ -259,20 +259,24 @@ class IsolatedPlugin(ExternalPlugin):
         return AudioProcessorParameter.rebind(self._exported[desc[0]], self)
 
     def _param_raw(self, index: int) -> float:
-        return self._call("get_raw", index)
+        result: float = self._call("get_raw", index)
+        return result
 
     def _param_set_raw(self, index: int, value: float) -> None:
         self._call("set_raw", index, value)
         self.__dict__.setdefault("_raw_values", {})[index] = value
 
     def _param_text(self, index: int, raw: float) -> str | None:
-        return self._call("text", index, raw)
+        result: str | None = self._call("text", index, raw)
+        return result
 
     def _param_raw_for_text(self, index: int, text: str) -> float | None:
-        return self._call("raw_for_text", index, text)
+        result: float | None = self._call("raw_for_text", index, text)
+        return result
 
     def _port_value(self, index: int) -> float:
-        return self._call("port_value", index)
+        result: float = self._call("port_value", index)
+        return result
 
     # ------------------------------------------------------------------ engine hooks
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
@@ -308,57 +312,27 @@ class IsolatedPlugin(ExternalPlugin):
         block[...] = view
         return block
 
-    def process(self, input_array: Any, *args: Any, **kwargs: Any) -> np.ndarray:  # type: ignore[override]
-        """Process audio (effects) or render MIDI (instruments), with the hosted plugin's signature.
-
-        An audio array is moved to the child whole and processed there by the plugin's own ``process`` (one
-        round trip per call, whatever the buffer size); inside a :class:`~stompbox.Pedalboard` each block
-        makes one round trip.
-        """
-        if (
-            isinstance(input_array, np.ndarray)
-            and not self.is_instrument
-            and input_array.dtype in (np.float32, np.float64)
-            and 1 <= input_array.ndim <= 2
-        ):
-            return self._process_remote(input_array, *args, **kwargs)
-        return super().process(input_array, *args, **kwargs)
-
-    __call__ = process  # type: ignore[assignment]
-
-    def _process_remote(
-        self,
-        input_array: np.ndarray,
-        sample_rate: float,
-        buffer_size: int = 8192,
-        reset: bool = True,
-        *,
-        layout: str | None = None,
-    ) -> np.ndarray:
+    def _process_audio(self, input_array: np.ndarray, *args: Any, **kwargs: Any) -> np.ndarray:
+        """An audio array is moved to the child whole and processed there by the plugin's own ``process`` (one
+        round trip per call, whatever the buffer size); inside a :class:`~stompbox.Pedalboard` each block makes
+        one round trip."""
+        if input_array.dtype not in (np.float32, np.float64) or not 1 <= input_array.ndim <= 2:
+            return super()._process_audio(input_array, *args, **kwargs)
         with self._lock:
             flat = self._buffer(max(4, input_array.size * 4))
             flat[: input_array.size].reshape(input_array.shape)[...] = input_array
-            shape, self._latency = self._call(
-                "process_array", input_array.shape, sample_rate, buffer_size, reset, layout
-            )
+            shape, self._latency = self._call("process_array", input_array.shape, args, kwargs)
             size = int(np.prod(shape))
             out = flat[:size].reshape(shape).copy()
             self._forget_format()  # the child's engine ran: a board using this plugin prepares it again
         return out
 
-    def _render_midi(
-        self,
-        midi_messages: Any,
-        duration: float,
-        sample_rate: float,
-        num_channels: int = 2,
-        buffer_size: int = 8192,
-        reset: bool = True,
+    def _render_events(
+        self, events: list[tuple[int, bytes]], total: int, rate: float, num_channels: int, block: int, reset: bool
     ) -> np.ndarray:
-        rate = float(sample_rate)
-        events = [(data, index / rate) for index, data in read_midi_messages(midi_messages, float(duration), rate)]
         with self._lock:
-            return self._call("render", events, duration, sample_rate, num_channels, buffer_size, reset)
+            result: np.ndarray = self._call("render", events, total, rate, num_channels, block, reset)
+            return result
 
     @property
     def latency_samples(self) -> int:
@@ -373,7 +347,8 @@ class IsolatedPlugin(ExternalPlugin):
     @property
     def raw_state(self) -> bytes:
         """The hosted plugin's ``raw_state``; settable."""
-        return self._call("getattr", "raw_state")
+        result: bytes = self._call("getattr", "raw_state")
+        return result
 
     @raw_state.setter
     def raw_state(self, value: bytes) -> None:
@@ -386,12 +361,14 @@ class IsolatedPlugin(ExternalPlugin):
 
     def load_preset(self, preset: str) -> bool:
         """Load a preset (an LV2 preset label/URI, a ``.vstpreset`` path for VST3)."""
-        return self._call("method", "load_preset", (preset,))
+        result: bool = self._call("method", "load_preset", (preset,))
+        return result
 
     @property
     def control_outputs(self) -> dict[str, float]:
         """The hosted plugin's control outputs (LV2, LADSPA)."""
-        return self._call("getattr", "control_outputs")
+        result: dict[str, float] = self._call("getattr", "control_outputs")
+        return result
 
     def remote(self, method: str, *args: Any) -> Any:
         """Call any method of the plugin object in the child process and return its (picklable) result."""
@@ -399,7 +376,8 @@ class IsolatedPlugin(ExternalPlugin):
 
     # ------------------------------------------------------------------ teardown
     def close(self) -> None:
-        """Stop the child process and free the shared memory."""
+        """Stop the child process and free the shared memory. Unlike a plugin in this process, it does not wait
+        for a call in progress on another thread (which then raises :class:`PluginCrashedError`)."""
         proc = self.__dict__.get("_proc")
         if proc is None:
             return
@@ -413,17 +391,11 @@ class IsolatedPlugin(ExternalPlugin):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        self._release()
+        self._disconnect()
         self._proc = None
 
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
-
     def _identity(self) -> dict[str, Any]:
-        return {"path": self._target, "plugin_name": self._plugin_name, "raw_state": self.raw_state, "isolated": True}
+        return {**super()._identity(), "isolated": True}
 
     def __getstate__(self) -> dict[str, Any]:
         raise TypeError("An IsolatedPlugin cannot be pickled (it owns a process); pickle a plain plugin instead.")
@@ -483,10 +455,10 @@ class _Server:
                 view[...] = out
             return plugin.latency_samples
         if op == "process_array":
-            shape, rate, buffer_size, reset, layout = args
+            shape, process_args, process_kwargs = args
             size = int(np.prod(shape))
             view = self.flat[:size].reshape(shape)  # type: ignore[index]
-            out = plugin.process(view, rate, buffer_size, reset, layout=layout)
+            out = plugin.process(view, *process_args, **process_kwargs)
             self.flat[: out.size].reshape(out.shape)[...] = out  # type: ignore[index]
             return out.shape, plugin.latency_samples
         if op == "load":
@@ -513,8 +485,7 @@ class _Server:
             self.attach(args[0])
             return None
         if op == "render":
-            events, duration, rate, channels, buffer_size, reset = args
-            return plugin.process(events, duration, rate, channels, buffer_size, reset)
+            return plugin._render_events(*args)
         if op == "getattr":
             return getattr(plugin, args[0])
         if op == "setattr":
@@ -524,7 +495,7 @@ class _Server:
             return getattr(plugin, args[0])(*args[1])
         raise ValueError(f"unknown request {op!r}")
 
-    def load(self, target: str, plugin_name: str | None) -> dict[str, Any]:
+    def load(self, target: str, plugin_name: str | None) -> _PluginInfo:
         from .loading import load_in_process
 
         plugin = load_in_process(target, plugin_name=plugin_name)

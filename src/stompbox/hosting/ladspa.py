@@ -17,17 +17,15 @@ from typing import Any
 import numpy as np
 
 from .._base.errors import PluginLoadError
-from .external import ControlPort, ControlPortPlugin, map_inputs, map_outputs
-
-MAX_BLOCK = 8192
-#: the sample rate that ``SAMPLE_RATE``-hinted bounds are given for in :attr:`parameters`
-NOMINAL_RATE = 44100.0
+from .external import InstalledPlugins, choose_plugin
+from .ports import NOMINAL_RATE, ControlPort, ControlPortPlugin, PortInstance, map_inputs, map_outputs
 
 PORT_INPUT, PORT_OUTPUT, PORT_CONTROL, PORT_AUDIO = 0x1, 0x2, 0x4, 0x8
 HINT_BOUNDED_BELOW, HINT_BOUNDED_ABOVE, HINT_TOGGLED = 0x1, 0x2, 0x4
 HINT_SAMPLE_RATE, HINT_LOGARITHMIC, HINT_INTEGER = 0x8, 0x10, 0x20
 HINT_DEFAULT_MASK = 0x3C0
-DEFAULTS = {
+#: LADSPA's default hints: a point of the range by name, or a fixed value
+DEFAULTS: dict[int, str | float] = {
     0x40: "minimum",
     0x80: "low",
     0xC0: "middle",
@@ -186,7 +184,7 @@ def _control_port(index: int, name: str, hint: PortRangeHint, rate: float) -> Co
     )
 
 
-class _Instance:
+class _Instance(PortInstance):
     def __init__(self, owner: LADSPAPlugin, sample_rate: float) -> None:
         d = owner._descriptor
         desc = d.contents
@@ -201,56 +199,27 @@ class _Instance:
             if desc.set_run_adding_gain
             else None
         )
-        self._activate = _HANDLE_FN(desc.activate) if desc.activate else None
-        self._deactivate = _HANDLE_FN(desc.deactivate) if desc.deactivate else None
+        self._activate_fn = _HANDLE_FN(desc.activate) if desc.activate else None
+        self._deactivate_fn = _HANDLE_FN(desc.deactivate) if desc.deactivate else None
         self._cleanup = _HANDLE_FN(desc.cleanup) if desc.cleanup else None
-        self.audio_in = np.zeros((len(owner._audio_in_ports), MAX_BLOCK), np.float32)
-        self.audio_out = np.zeros((len(owner._audio_out_ports), MAX_BLOCK), np.float32)
-        self.control_out = np.zeros(max(1, owner._port_count), np.float32)
-        connect = desc.connect_port
-        for i, p in enumerate(owner._audio_in_ports):
-            connect(handle, p, self.audio_in[i].ctypes.data)
-        for i, p in enumerate(owner._audio_out_ports):
-            connect(handle, p, self.audio_out[i].ctypes.data)
-        values = owner._control_values
-        for i, c in enumerate(owner._controls):
-            connect(handle, c.index, values[i : i + 1].ctypes.data)
-        for p in owner._control_out_ports:
-            connect(handle, p, self.control_out[p : p + 1].ctypes.data)
-        self.active = False
+        self._connect(desc.connect_port, owner, owner._control_out_ports, owner._port_count)
         self.activate()
 
-    def activate(self) -> None:
-        if not self.active:
-            if self._activate is not None:
-                self._activate(self.handle)
-            self.active = True
+    def run(self, n: int) -> None:
+        self._run(self.handle, n)
 
-    def deactivate(self) -> None:
-        if self.active:
-            if self._deactivate is not None:
-                self._deactivate(self.handle)
-            self.active = False
-
-    def run(self, n: int, adding_gain: float | None) -> None:
-        if adding_gain is not None and self._run_adding is not None:
-            if self._set_gain is not None:
-                self._set_gain(self.handle, adding_gain)
-            self._run_adding(self.handle, n)
-        else:
+    def run_adding(self, n: int, gain: float) -> None:
+        """The plugin's ``run_adding``: its output times ``gain`` added to what the output buffers hold."""
+        if self._run_adding is None:
             self._run(self.handle, n)
+            return
+        if self._set_gain is not None:
+            self._set_gain(self.handle, gain)
+        self._run_adding(self.handle, n)
 
-    def free(self) -> None:
-        if self.handle:
-            self.deactivate()
-            if self._cleanup is not None:
-                self._cleanup(self.handle)
-            self.handle = None
-
-
-class _InstalledPlugins:
-    def __get__(self, obj: Any, owner: Any) -> list[str]:
-        return installed_ladspa_plugins()
+    def _destroy(self) -> None:
+        if self._cleanup is not None:
+            self._cleanup(self.handle)
 
 
 class LADSPAPlugin(ControlPortPlugin):
@@ -275,88 +244,47 @@ class LADSPAPlugin(ControlPortPlugin):
     plus ``gain`` times the plugin's output (plugins without ``run_adding`` ignore it).
     """
 
-    installed_plugins = _InstalledPlugins()
+    installed_plugins = InstalledPlugins(installed_ladspa_plugins)
 
-    def __init__(
-        self,
-        path_to_plugin_file: str | os.PathLike[str],
-        parameter_values: dict[str, Any] | None = None,
-        plugin_name: str | int | None = None,
-        initialization_timeout: float = 10.0,
-    ) -> None:
-        super().__init__()
-        if parameter_values is not None and not isinstance(parameter_values, dict):
-            raise TypeError(
-                "Expected a dictionary to be passed to parameter_values, but received a "
-                f'{type(parameter_values).__name__}. (If passing a plugin name, pass "plugin_name=..." as a '
-                "keyword argument instead.)"
-            )
-        path = _resolve(os.fspath(path_to_plugin_file))
+    def _describe(self) -> None:
+        path = _resolve(self._target)
         descriptors = _descriptors(path)
         if not descriptors:
             raise PluginLoadError(f"The LADSPA library {path} holds no plugins.")
-        d = _choose(path, descriptors, plugin_name)
+        d = choose_plugin(path, descriptors, self._plugin_name, _names, "labels", lambda c: _text(c.contents.Name))
         desc = d.contents
-        self._path = path
-        self._plugin_name = plugin_name
+        self._target = path
         self._descriptor = d
         self.label = _text(desc.Label)
         self.unique_id = int(desc.UniqueID)
         self._name = _text(desc.Name)
         self._maker = _text(desc.Maker)
         self._port_count = int(desc.PortCount)
-        controls: list[ControlPort] = []
-        self._audio_in_ports: list[int] = []
-        self._audio_out_ports: list[int] = []
+        self._controls = []
+        self._audio_inputs = []
+        self._audio_outputs = []
         self._control_out_ports: list[int] = []
         self._control_out_names: dict[int, str] = {}
         for i in range(self._port_count):
             kind = desc.PortDescriptors[i]
             name = _text(desc.PortNames[i])
             if kind & PORT_AUDIO:
-                (self._audio_in_ports if kind & PORT_INPUT else self._audio_out_ports).append(i)
+                (self._audio_inputs if kind & PORT_INPUT else self._audio_outputs).append(i)
             elif kind & PORT_CONTROL and kind & PORT_INPUT:
-                controls.append(_control_port(i, name, desc.PortRangeHints[i], NOMINAL_RATE))
+                self._controls.append(_control_port(i, name, desc.PortRangeHints[i], NOMINAL_RATE))
             elif kind & PORT_CONTROL:
                 self._control_out_ports.append(i)
                 self._control_out_names[i] = name
-        self._controls = controls
-        self._control_values = np.array([c.default for c in controls], np.float32)
-        self._instances: list[_Instance] = [_Instance(self, NOMINAL_RATE)]
-        self._rate = NOMINAL_RATE
         self.run_adding_gain: float | None = None
-        self._loaded = True
-        self._set_initial_parameter_values(parameter_values)
+
+    def _new_instance(self, sample_rate: float) -> _Instance:
+        return _Instance(self, sample_rate)
 
     # ------------------------------------------------------------------ identity
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def descriptive_name(self) -> str:
-        return self._name
-
-    @property
-    def manufacturer_name(self) -> str:
-        return self._maker
-
-    @property
-    def path_to_plugin_file(self) -> str:
-        return self._path
-
     @property
     def identifier(self) -> str:
         """``LADSPA-<label>-<unique id>``."""
         return f"LADSPA-{self.label}-{self.unique_id}"
-
-    @property
-    def category(self) -> str:
-        return ""
-
-    @property
-    def version(self) -> str:
-        return ""
 
     @property
     def is_instrument(self) -> bool:
@@ -364,15 +292,7 @@ class LADSPAPlugin(ControlPortPlugin):
 
     @property
     def is_effect(self) -> bool:
-        return bool(self._audio_in_ports)
-
-    @property
-    def num_audio_inputs(self) -> int:
-        return len(self._audio_in_ports)
-
-    @property
-    def num_audio_outputs(self) -> int:
-        return len(self._audio_out_ports)
+        return bool(self._audio_inputs)
 
     @property
     def has_run_adding(self) -> bool:
@@ -393,44 +313,19 @@ class LADSPAPlugin(ControlPortPlugin):
         return {name: float(values[i]) for i, name in self._control_out_names.items()}
 
     # ------------------------------------------------------------------ engine hooks
-    def _prepare(self, sample_rate: float, num_channels: int) -> None:
-        wanted = num_channels if (len(self._audio_in_ports) == 1 and len(self._audio_out_ports) == 1) else 1
-        if self._rate == sample_rate and len(self._instances) == wanted:
-            return
-        self._free_instances()
-        self._instances = [_Instance(self, sample_rate) for _ in range(max(1, wanted))]
-        self._rate = sample_rate
-
-    def _reset_state(self) -> None:
-        for inst in self._instances:
-            inst.deactivate()
-            inst.activate()
-
-    def _process(self, block: np.ndarray) -> np.ndarray:
-        n = block.shape[1]
+    def _run_instance(self, inst: PortInstance, piece: np.ndarray, m: int) -> None:
         gain = self.run_adding_gain
-        adding = gain is not None and self.has_run_adding
-        insts = self._instances
-        for start in range(0, n, MAX_BLOCK):
-            m = min(MAX_BLOCK, n - start)
-            piece = block[:, start : start + m]
-            if len(insts) > 1:
-                for c, inst in enumerate(insts):
-                    inst.audio_in[0, :m] = piece[c]
-                    if adding:
-                        inst.audio_out[0, :m] = piece[c]
-                    inst.run(m, float(gain) if adding else None)  # type: ignore[arg-type]
-                    piece[c] = inst.audio_out[0, :m]
-            else:
-                inst = insts[0]
-                map_inputs(inst.audio_in, piece, m)
-                if adding:
-                    map_inputs(inst.audio_out, piece, m)
-                inst.run(m, float(gain) if adding else None)  # type: ignore[arg-type]
-                map_outputs(inst.audio_out, piece, m)
-        return block
+        if gain is None or not self.has_run_adding:
+            super()._run_instance(inst, piece, m)
+            return
+        assert isinstance(inst, _Instance)
+        # run_adding: the output buffers hold the dry input, to which the plugin adds its output times gain
+        map_inputs(inst.audio_in, piece, m)
+        map_inputs(inst.audio_out, piece, m)
+        inst.run_adding(m, float(gain))
+        map_outputs(inst.audio_out, piece, m)
 
-    # ------------------------------------------------------------------ state, copies, teardown
+    # ------------------------------------------------------------------ state
     @property
     def raw_state(self) -> bytes:
         """The control values as float32 bytes (LADSPA plugins have no other state); settable."""
@@ -444,41 +339,14 @@ class LADSPAPlugin(ControlPortPlugin):
         with self._lock:
             self._control_values[:] = values
 
-    def __getstate__(self) -> dict[str, Any]:
-        return {"path": self._path, "plugin_name": self._plugin_name, "raw_state": self.raw_state}
-
-    def __setstate__(self, data: dict[str, Any]) -> None:
-        self.__init__(data["path"], plugin_name=data.get("plugin_name"))  # type: ignore[misc]
-        self.raw_state = data["raw_state"]
-
-    def __reduce_ex__(self, protocol: Any) -> Any:
-        return (_new_ladspa, (), self.__getstate__())
-
-    def _free_instances(self) -> None:
-        for inst in self._instances:
-            inst.free()
-        self._instances = []
-        self._rate = 0.0
-
-    def close(self) -> None:
-        """Release the plugin instances now (otherwise done when garbage-collected)."""
-        if "_instances" in self.__dict__:
-            with self._lock:
-                self._free_instances()
-                self._forget_format()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
-
     def __repr__(self) -> str:
         return f'<stompbox.LADSPAPlugin "{self.name}" ({self.label}, {self.unique_id}) at {id(self):#x}>'
 
 
-def _new_ladspa() -> LADSPAPlugin:
-    return LADSPAPlugin.__new__(LADSPAPlugin)
+def _names(descriptor: Any) -> tuple[str, str, str]:
+    """How ``plugin_name`` may name a plugin of a library: its label, its name, its unique id."""
+    c = descriptor.contents
+    return _text(c.Label), _text(c.Name), str(int(c.UniqueID))
 
 
 def _resolve(path: str) -> str:
@@ -489,22 +357,3 @@ def _resolve(path: str) -> str:
             if os.path.basename(candidate) in (path, path + ".so"):
                 return candidate
     raise PluginLoadError(f"No LADSPA library at {path!r}.")
-
-
-def _choose(path: str, descriptors: list[Any], plugin_name: str | int | None) -> Any:
-    if plugin_name is None:
-        if len(descriptors) > 1:
-            names = "\n".join(f'\t"{_text(d.contents.Label)}" ({_text(d.contents.Name)})' for d in descriptors)
-            raise ValueError(
-                f'Plugin file {path} contains {len(descriptors)} plugins, and the "plugin_name" argument was '
-                "not provided. Please specify which plugin to load by passing one of the following labels as "
-                f'"plugin_name":\n{names}'
-            )
-        return descriptors[0]
-    key = str(plugin_name)
-    for d in descriptors:
-        c = d.contents
-        if key in (_text(c.Label), _text(c.Name), str(int(c.UniqueID))):
-            return d
-    names = "\n".join(f'\t"{_text(d.contents.Label)}"' for d in descriptors)
-    raise ValueError(f'Plugin file {path} does not contain a plugin named "{plugin_name}". Valid names:\n{names}')

@@ -5,9 +5,9 @@ Compatible with ``pedalboard.io``. Heavy pieces (PyAV, the live-audio backend) l
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
+from .._base.lazy import lazy_names
 from .audiofile import (
     AudioFile,
     ReadableAudioFile,
@@ -27,6 +27,7 @@ _LAZY: dict[str, str] = {
     # live audio (stompbox.live, above the effects: a stream runs a Pedalboard); this is its public path
     "AudioStream": "..live.stream",
     "AudioDeviceError": "..live.stream",
+    "LiveAudioWarning": "..live.stream",
     "play_file": "..live.stream",
     "record_to_file": "..live.stream",
 }
@@ -49,11 +50,12 @@ __all__ = [
 
 
 if TYPE_CHECKING:  # the lazily loaded names, for type checkers and IDEs
-    from .channels import ChannelConvertedReadableAudioFile
-    from .quality import Quality
-    from .resample import ResampledReadableAudioFile
-    from .stream import AudioDeviceError, AudioStream, play_file, record_to_file
-    from .stream_resampler import StreamResampler
+    from .channels import ChannelConvertedReadableAudioFile as ChannelConvertedReadableAudioFile
+    from .quality import Quality as Quality
+    from .resample import ResampledReadableAudioFile as ResampledReadableAudioFile
+    from .stream_resampler import StreamResampler as StreamResampler
+    # (the live-audio names are not imported here: io sits below live, for type checkers too; they read as Any
+    # through __getattr__ on this path, and fully typed from stompbox.live)
 
 
 def _resampled(reader: AudioReader, target_sample_rate: float, quality: Any) -> AudioReader:
@@ -75,14 +77,4 @@ def _converted(reader: AudioReader, num_channels: int) -> AudioReader:
 provide_wrappers(_resampled, _converted)
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_names(globals(), _LAZY)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import numbers
 import os
+import stat
 import sys
 import threading
 import weakref
@@ -48,7 +49,7 @@ def _path_or_file(obj: Any) -> tuple[str | None, Any]:
             "to open a file, pass its path as str or pathlib.Path."
         )
     if isinstance(obj, str | os.PathLike):
-        return os.fspath(obj), None  # type: ignore[return-value]
+        return os.fspath(obj), None
     if isinstance(obj, memoryview):
         import io
 
@@ -143,7 +144,7 @@ atexit.register(_finish_at_exit)
 class _OffsetFile:
     """A seekable binary file-like seen from byte ``origin`` on: ``tell()``/``seek()`` count from there."""
 
-    def __init__(self, file: Any, origin: int) -> None:
+    def __init__(self, file: BinaryIO, origin: int) -> None:
         self._file = file
         self._origin = origin
 
@@ -320,19 +321,24 @@ class ReadableAudioFile(AudioFile, AudioReader):
         self._shown = path_or_file if isinstance(path_or_file, memoryview) else file  # repr: what was passed
         self._lock = threading.RLock()  # one read, seek or close at a time: a shared reader's reads are atomic
         self._closed = True
+        name: str | None
         if path is not None:
-            if not os.path.exists(path):
+            try:
+                status = os.stat(path)  # one call for what exists(), isdir() and getsize() would each ask
+            except (OSError, ValueError):
+                status = None
+            if status is None:
                 raise AudioFileNotFoundError(f"Failed to open audio file: file does not exist: {path}")
-            if os.path.isdir(path):
+            if stat.S_ISDIR(status.st_mode):
                 raise NotAnAudioFileError(f"Failed to open audio file: {path} is a directory, not an audio file.")
-            if os.path.getsize(path) == 0:
+            if status.st_size == 0:
                 raise UnsupportedFormatError(f'Failed to open audio file: file "{path}" is empty.')
             name = path
             source: Any = path
             seekable = True
         else:
-            name = getattr(file, "name", None)
-            name = name if isinstance(name, str) else None
+            given = getattr(file, "name", None)
+            name = given if isinstance(given, str) else None
             source, seekable = self._check_file_like(file)
         self._name = name
         self._source = source if seekable else None  # for the tags, read when first asked for
@@ -456,9 +462,10 @@ class ReadableAudioFile(AudioFile, AudioReader):
 
     def read(self, num_frames: int | float = 0) -> np.ndarray:
         """Read up to ``num_frames`` frames as float32 ``(channels, frames)``; fewer at the end, none at EOF."""
-        count = check_num_frames(num_frames)
+        count = num_frames if type(num_frames) is int and num_frames > 0 else check_num_frames(num_frames)
         with self._lock:
-            self._check_open()
+            if self._closed:
+                raise ClosedFileError()
             return self._decoder.read(count)
 
     def read_raw(self, num_frames: int | float = 0) -> np.ndarray:
@@ -488,16 +495,18 @@ class ReadableAudioFile(AudioFile, AudioReader):
                 raise TypeError(f"seek() expects a whole number of frames (got {position!r}).")
         position = int(position)
         with self._lock:
-            self._check_open()
+            if self._closed:
+                raise ClosedFileError()
+            decoder = self._decoder
             if position < 0:
                 raise ValueError(f"Cannot seek before start of file (position {position}).")
-            if position > self.frames and self.exact_duration_known:
+            if position > decoder.frames and decoder.exact:
                 raise ValueError(
                     f"Cannot seek to position {position} frames, which is beyond end of file ({self.frames} frames)."
                 )
-            if not self._seekable and position < self._decoder.position:
+            if not self._seekable and position < decoder.position:
                 raise ValueError("This stream is not seekable: it can only be read front to back.")
-            self._decoder.seek(position)
+            decoder.seek(position)
 
     def tell(self) -> int:
         """The current position in frames."""
@@ -509,8 +518,8 @@ class ReadableAudioFile(AudioFile, AudioReader):
         return self._seekable and not self._closed
 
     if TYPE_CHECKING:  # AudioFile(...)'s call forms reach this __init__ in a type checker's reading
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None: ...  # noqa: F811
+        # (pyright checks the call against the __init__ of the class AudioFile.__new__ returns; mypy does not)
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...  # type: ignore[misc]  # noqa: F811
 
     def close(self) -> None:
         """Release the file; reading afterwards raises ``ClosedFileError``."""
@@ -609,11 +618,11 @@ class WriteableAudioFile(AudioFile):
         formats.check_codec_options(key, codec_options)
         from .tags import check_tags, taggable
 
-        self._tags = check_tags(tags)
+        self._tags: dict[str, Any] = check_tags(tags)
         if self._tags and not taggable(key):
             raise ValueError(f"{key.upper()} files cannot carry tags in stompbox (MP3, FLAC, Ogg, Opus, M4A, WAV can).")
-        self._format_key = key
-        self._origin = 0  # where a file-like target's file starts (tags are written into it from there)
+        self._format_key: str = key
+        self._origin: int = 0  # where a file-like target's file starts (tags are written into it from there)
         if path is None:
             if self._tags and not _rewritable(file):
                 raise ValueError(_TAGS_NEED_A_SEEKABLE_FILE)
@@ -627,15 +636,15 @@ class WriteableAudioFile(AudioFile):
         settings = formats.settings(key, int(depth), quality, rate, channels)
         if bit_depth == "int32" and key in ("wav", "aiff"):
             settings = formats.EncoderSettings(key, "PCM_32", None, "int32")
-        self._settings = settings
-        self._samplerate = rate
-        self._num_channels = channels
-        self._frames = 0
+        self._settings: formats.EncoderSettings = settings
+        self._samplerate: int = rate
+        self._num_channels: int = channels
+        self._frames: int = 0
         self._layout: str | None = None
-        self._lock = threading.RLock()
-        self._path = path
-        self._file = file
-        self._failed = False  # a write failed: the file is unfinished and must never be published
+        self._lock: threading.RLock = threading.RLock()
+        self._path: str | None = path
+        self._file: Any = file
+        self._failed: bool = False  # a write failed: the file is unfinished and must never be published
         self._pid = os.getpid()  # a forked child never finishes or discards its parent's writers
         target: Any = file
         if path is not None:
@@ -767,13 +776,16 @@ class WriteableAudioFile(AudioFile):
             return np.ascontiguousarray(frames_last, dtype=np.float32) * np.float32(1.0 / INT_SCALE[dtype]), None
         if integer_file:
             return frames_last, file_dtype
+        if getattr(self._encoder, "takes_raw_floats", False):
+            return frames_last, None  # the encoder clips and lays out any layout step by step itself (MP3, Ogg)
         if frames_last.shape[1] == 2 and frames_last.strides[0] == 4 and dtype == np.float32:
             data = np.empty(frames_last.shape, np.float32)  # stereo rows: interleaved as whole 64-bit words
             _interleave(frames_last.T.view(np.uint32), data.view(np.uint32))
         else:
             data = np.ascontiguousarray(frames_last, dtype=np.float32)
-        if self._settings.format not in ("wav", "aiff"):
-            data = np.clip(data, -1.0, 1.0)  # lossy encoders clip
+        if self._settings.format not in ("wav", "aiff"):  # lossy encoders clip
+            # in place when ``data`` is a copy made here (a new array would be page-faulted in: ~1 ms per 10 s)
+            data = np.clip(data, -1.0, 1.0, out=None if np.may_share_memory(data, samples) else data)
         return data, None
 
     def _write_quantized(self, frames_last: np.ndarray, file_dtype: str) -> None:
@@ -839,8 +851,8 @@ class WriteableAudioFile(AudioFile):
                 raise
 
     if TYPE_CHECKING:  # AudioFile(...)'s call forms reach this __init__ in a type checker's reading
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None: ...  # noqa: F811
+        # (pyright checks the call against the __init__ of the class AudioFile.__new__ returns; mypy does not)
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...  # type: ignore[misc]  # noqa: F811
 
     def close(self) -> None:
         """Finish the file; for a path, move it into place atomically (synced to the disk, as the streaming

@@ -49,7 +49,7 @@ class WrappedReader(AudioFile, AudioReader):
                 )
         if getattr(audio_file, "closed", False):
             raise ClosedFileError()
-        self._file = audio_file
+        self._file: Any = audio_file  # any reader: what it has beyond the attributes checked is looked up
         self._closed = False
         self._lock = threading.RLock()  # as a file's: one read, seek or close at a time (the resampler's C
         # library aborted the process when two threads drove one stream)
@@ -63,7 +63,8 @@ class WrappedReader(AudioFile, AudioReader):
     @property
     def file_dtype(self) -> str:
         """Sample type stored in the underlying file ("int16", "float32", ...)."""
-        return self._file.file_dtype
+        result: str = self._file.file_dtype
+        return result
 
     @property
     def exact_duration_known(self) -> bool:
@@ -149,14 +150,15 @@ class ChannelConvertedReadableAudioFile(WrappedReader):
             raise TypeError(f"num_channels must be an int, not {type(num_channels).__name__}.")
         if num_channels < 1:
             raise ValueError(f"num_channels must be at least 1 (got {num_channels}).")
-        self._channels = int(num_channels)
+        self._channels: int = int(num_channels)
         layout = getattr(audio_file, "channel_layout", None)
-        self._source_layout = layout if isinstance(layout, str) else None
+        self._source_layout: str | None = layout if isinstance(layout, str) else None
 
     @property
     def samplerate(self) -> int | float:
         """Sample rate in Hz (the wrapped reader's)."""
-        return self._file.samplerate
+        result: int | float = self._file.samplerate
+        return result
 
     @property
     def num_channels(self) -> int:
@@ -171,7 +173,8 @@ class ChannelConvertedReadableAudioFile(WrappedReader):
     @property
     def frames(self) -> int:
         """Length in frames (the wrapped reader's)."""
-        return self._file.frames
+        result: int = self._file.frames
+        return result
 
     def read(self, num_frames: int = 0) -> np.ndarray:
         """Read up to ``num_frames`` frames as float32 ``(num_channels, n)``; ``(num_channels, 0)`` at the end."""
@@ -188,4 +191,5 @@ class ChannelConvertedReadableAudioFile(WrappedReader):
 
     def tell(self) -> int:
         """Current position in frames."""
-        return self._file.tell()
+        result: int = self._file.tell()
+        return result

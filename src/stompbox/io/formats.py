@@ -185,10 +185,10 @@ def settings(format: str, bit_depth: int, quality: Any, samplerate: int, num_cha
     """Validate a write request and return the encoder settings (``ValueError`` says what is valid)."""
     if format in limits.MAX_CHANNELS_OF_FORMAT:
         limits.check_channels(num_channels, format)
-    if isinstance(quality, numbers.Integral) and not isinstance(quality, bool) and abs(quality) > 1 << 32:
+    if isinstance(quality, numbers.Integral) and not isinstance(quality, bool) and abs(int(quality)) > 1 << 32:
         # no format has such a setting, and Python will not even print one of over 4300 digits
         raise UnsupportedFormatError(
-            f"{format} quality must be a known setting (got an integer of {quality.bit_length()} bits)."
+            f"{format} quality must be a known setting (got an integer of {int(quality).bit_length()} bits)."
         )
     if format in ("wav", "aiff"):
         return _pcm_settings(format, bit_depth, quality, samplerate)
@@ -242,7 +242,7 @@ def _flac_settings(bit_depth: int, quality: Any, samplerate: int, num_channels: 
         elif isinstance(quality, numbers.Integral) and not isinstance(quality, bool):
             level = int(quality)
         elif isinstance(quality, numbers.Real) and not isinstance(quality, bool) and float(quality).is_integer():
-            level = int(quality)
+            level = int(float(quality))
         elif level_text:
             level = int(level_text.group(1))
         else:
@@ -317,10 +317,10 @@ def _mp3_settings(quality: Any, samplerate: int, num_channels: int) -> EncoderSe
     # Each MPEG version has its own bitrates: below 32 kHz (MPEG-2 and 2.5), a higher rate is clamped to the
     # highest one, as pedalboard's LAME does (its quality still names the rate asked for: "320 kbps").
     low, high = _mp3_limits(samplerate)
-    level = (high - min(max(kbps, low), high)) / (high - low)
+    cbr_level = (high - min(max(kbps, low), high)) / (high - low)
     return EncoderSettings(
         "mp3", "MPEG_LAYER_III", f"{int(kbps)} kbps", "float32",
-        compression_level=min(level, 0.999), bitrate_mode="CONSTANT",
+        compression_level=min(cbr_level, 0.999), bitrate_mode="CONSTANT",
     )  # fmt: skip
 
 

@@ -130,6 +130,11 @@ class RawReader(AudioReader):
     ``frames`` counts what has been read until the end is reached (then ``exact_duration_known`` is True).
     """
 
+    samplerate: float
+    num_channels: int
+    frames: int
+    closed: bool
+
     def __init__(self, stream: Any, layout: RawFormat, name: str = "-") -> None:
         self._stream = stream
         self._layout = layout

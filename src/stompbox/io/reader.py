@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
@@ -78,11 +78,16 @@ class AudioReader:
     :class:`~stompbox.io.ClosedFileError`.
     """
 
-    # provided by subclasses (declared for type checkers)
-    samplerate: Any
-    num_channels: int
-    frames: int
-    closed: bool
+    if TYPE_CHECKING:  # provided by subclasses, as attributes or as read-only properties
+
+        @property
+        def samplerate(self) -> float: ...
+        @property
+        def num_channels(self) -> int: ...
+        @property
+        def frames(self) -> int: ...
+        @property
+        def closed(self) -> bool: ...
 
     def read(self, num_frames: int) -> np.ndarray:
         """Read up to ``num_frames`` frames as float32 ``(num_channels, n)``; ``(num_channels, 0)`` at the end."""
@@ -113,7 +118,7 @@ class AudioReader:
         if self.closed:
             raise ClosedFileError()
 
-    def __enter__(self) -> Any:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -157,7 +157,7 @@ class ResampledReadableAudioFile(WrappedReader):
         with self._lock:
             self._seek(position)
 
-    def _seek(self, position: int) -> None:
+    def _seek(self, position: int | float) -> None:
         self._check_open()
         if isinstance(position, bool) or not isinstance(position, int | np.integer):
             if isinstance(position, float) and position.is_integer():
@@ -284,6 +284,7 @@ class ResampledReadableAudioFile(WrappedReader):
             self._flushed = True
         out_start = self._out_next
         self._out_next += out.shape[0]
+        assert self._seg is not None  # (a stream runs for a segment: _seek started one)
         seg_end = (self._seg + 1) * self._segment_out
         lo = self._pos - out_start
         hi = min(seg_end, self._out_next) - out_start

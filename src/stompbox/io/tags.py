@@ -310,19 +310,21 @@ def _write_mp4(handle: Any, tags: dict[str, Any]) -> None:
     mp4 = MP4(handle)
     if mp4.tags is None:
         mp4.add_tags()
+    atoms = mp4.tags
+    assert atoms is not None  # (add_tags made them)
     for key, atom in _MP4.items():
         if key in tags:
-            mp4.tags[atom] = [tags[key]]
+            atoms[atom] = [tags[key]]
     if "track" in tags:
         number, _, total = tags["track"].partition("/")
         try:
-            mp4.tags["trkn"] = [(int(number), int(total) if total else 0)]
+            atoms["trkn"] = [(int(number), int(total) if total else 0)]
         except ValueError:
             pass  # not a number: M4A's track atom holds numbers only
     if "cover" in tags:
         image = tags["cover"]
         kind = MP4Cover.FORMAT_PNG if _mime(image) == "image/png" else MP4Cover.FORMAT_JPEG
-        mp4.tags["covr"] = [MP4Cover(image, imageformat=kind)]
+        atoms["covr"] = [MP4Cover(image, imageformat=kind)]
     handle.seek(0)
     mp4.save(handle)
 

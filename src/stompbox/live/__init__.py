@@ -8,6 +8,6 @@ containers, since a stream runs a :class:`~stompbox.Pedalboard` on its audio thr
 from __future__ import annotations
 
 from .._base.errors import AudioDeviceError
-from .stream import AudioStream, play_file, record_to_file
+from .stream import AudioStream, LiveAudioWarning, play_file, record_to_file
 
-__all__ = ["AudioDeviceError", "AudioStream", "play_file", "record_to_file"]
+__all__ = ["AudioDeviceError", "AudioStream", "LiveAudioWarning", "play_file", "record_to_file"]

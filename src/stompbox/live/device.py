@@ -3,11 +3,12 @@
 miniaudio (the PyPI ``miniaudio`` package) is one self-contained compiled module with every platform's native
 backends built in (PulseAudio, ALSA and JACK on Linux; CoreAudio on macOS; WASAPI on Windows; a real-time
 paced Null backend), so no system audio library is needed. This module enumerates devices with their full
-names and opens one device (playback, capture or duplex) whose data callback is a Python method.
+names and opens one device (playback, capture or duplex) whose data callback is either compiled code given by
+address (what :class:`stompbox.io.AudioStream` uses: the audio thread never takes the GIL) or a Python method.
 
-The binding's own C callback trampolines (``_internal_data_callback`` / ``_internal_stop_callback``, which
-call ``_data_callback`` / ``_stop_callback`` on the object whose cffi handle is the device's user data) are
-reused, so no C code is compiled here.
+For a Python method, the binding's own C callback trampolines (``_internal_data_callback`` /
+``_internal_stop_callback``, which call ``_data_callback`` / ``_stop_callback`` on the object whose cffi handle is
+the device's user data) are reused.
 
 Backend choice: miniaudio's default order (the platform's native server first, then the Null backend when
 nothing else works). ``STOMPBOX_AUDIO_BACKEND`` (``pulseaudio``, ``alsa``, ``jack``, ``null``, ``wasapi``,
@@ -67,15 +68,22 @@ def _backend_array(ffi: Any, lib: Any) -> tuple[Any, int]:
 
 
 class Context:
-    """A miniaudio context (one connection to the platform's audio system)."""
+    """A miniaudio context (one connection to the platform's audio system).
 
-    def __init__(self) -> None:
+    ``realtime=True`` asks for a real-time (``SCHED_FIFO``) audio thread for the devices opened through it, as
+    audio applications do (miniaudio falls back to a normal thread where that is not permitted): a thread that
+    only runs compiled code and never blocks is safe at that priority, and it keeps time on a loaded machine.
+    """
+
+    def __init__(self, realtime: bool = False) -> None:
         _, ffi, lib = load()
         self._lib = lib
         self._ffi = ffi
         backends, count = _backend_array(ffi, lib)
         self._backends = backends  # keep alive
         config = lib.ma_context_config_init()
+        if realtime:
+            config.threadPriority = lib.ma_thread_priority_realtime
         self._app_name = b"stompbox"
         config.pulse.pApplicationName = ffi.from_buffer(self._app_name)
         config.jack.pClientName = ffi.from_buffer(self._app_name)
@@ -170,6 +178,10 @@ class Device:
 
     ``handler`` receives cffi pointers (``NULL`` for a direction the device does not have) to interleaved
     float32 buffers; ``on_stop()`` is called if the backend reports that the device stopped by itself.
+
+    With ``native=(data_callback, stop_callback, user_data, owner)`` the device instead calls compiled C
+    functions at those addresses (miniaudio's ``ma_device_data_proc`` / ``ma_stop_proc``) with ``pUserData`` set
+    to ``user_data`` (kept alive through ``owner``): the audio thread then never enters Python.
     """
 
     def __init__(
@@ -184,12 +196,14 @@ class Device:
         periods: int,
         handler: Any,
         on_stop: Any,
+        native: tuple[int, int, int, Any] | None = None,
     ) -> None:
         _, ffi, lib = load()
         self._ffi, self._lib = ffi, lib
         self._handler = handler
         self._on_stop = on_stop
-        self._context = Context()
+        self._native = native  # (data callback, stop callback, user data) addresses, and the user data's owner
+        self._context = Context(realtime=native is not None)
         self.backend = self._context.backend
         if input_device is not None and output_device is not None:
             kind = lib.ma_device_type_duplex
@@ -210,10 +224,16 @@ class Device:
             config.capture.format = lib.ma_format_f32
             config.capture.channels = int(num_input_channels)
             config.capture.pDeviceID = self._device_id(input_device)
-        self._handle = ffi.new_handle(self)
-        config.pUserData = self._handle
-        config.dataCallback = lib._internal_data_callback
-        config.stopCallback = lib._internal_stop_callback
+        if native is not None:  # compiled callbacks: miniaudio calls them directly, no Python, no GIL
+            data_callback, stop_callback, user_data, _ = native
+            config.pUserData = ffi.cast("void *", user_data)
+            config.dataCallback = ffi.cast(ffi.typeof(config.dataCallback), data_callback)
+            config.stopCallback = ffi.cast(ffi.typeof(config.stopCallback), stop_callback)
+        else:
+            self._handle = ffi.new_handle(self)
+            config.pUserData = self._handle
+            config.dataCallback = lib._internal_data_callback
+            config.stopCallback = lib._internal_stop_callback
         self.ptr = ffi.new("ma_device*")
         result = lib.ma_device_init(self._context.ptr, ffi.addressof(config), self.ptr)
         if result != lib.MA_SUCCESS:

@@ -9,10 +9,16 @@ blocks of ``buffer_size`` frames:
 - input only: the input runs through ``plugins`` and is buffered for :meth:`AudioStream.read`;
 - output only: audio passed to :meth:`AudioStream.write` runs through ``plugins`` and is played.
 
-The audio thread runs ``plugins.process(block, sample_rate, reset=False)`` once per device callback: numpy and
-Numba kernels, no per-sample Python. ``stream.plugins = ...`` and parameter changes take effect on the next
-block: the callback reads the ``plugins`` reference once per block, and no lock is shared between the caller
-and the audio thread (the ring buffers are single-producer/single-consumer with monotonic counters).
+The device's audio thread never takes the GIL for a board that compiles: its data callback is compiled code
+(:mod:`stompbox.live._native`, a Numba ``cfunc`` handed to miniaudio) that moves audio through lock-free
+single-producer/single-consumer rings (monotonic counters, release/acquire ordering) and runs the board's compiled
+plan (:func:`stompbox.core.plan.compile_plan`) through its address. ``stream.plugins = board`` compiles the
+board on the caller's thread and swaps it in atomically (two plan slots and an active index): the next period
+runs it. Parameter changes reach the audio thread within a period or two: a plugin's ``_update`` writes its
+coefficients in place, either at once from the setter's thread or from a small housekeeping thread that polls
+every couple of milliseconds. A board with a plugin that cannot run in a compiled plan (a Python-level plugin, an
+isolated one) runs through ``board.process`` from the audio thread, which then takes the GIL every period; a
+:class:`LiveAudioWarning` names the plugin.
 
 Robustness: a device that stops calling back (unplugged, or its audio server killed) is detected by a
 watchdog: :meth:`~AudioStream.read`, :meth:`~AudioStream.write`, :meth:`~AudioStream.run` and
@@ -27,12 +33,16 @@ The device layer is miniaudio (see :mod:`stompbox.live.device`).
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import math
 import os
+import sys
 import threading
 import time
+import warnings
+import weakref
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -41,7 +51,10 @@ from .._base.errors import AudioDeviceError
 from .._base.layout import detect_layout
 from . import device as _ma
 
-__all__ = ["AudioStream", "AudioDeviceError", "record_to_file", "play_file"]
+if TYPE_CHECKING:
+    from ..io.audiofile import AudioFile
+
+__all__ = ["AudioStream", "AudioDeviceError", "LiveAudioWarning", "record_to_file", "play_file"]
 
 DEFAULT_BUFFER_SIZE = 512
 #: periods of ``buffer_size`` frames in the device's playback buffer (miniaudio's own default is 3)
@@ -61,50 +74,123 @@ FEEDBACK_ERROR = (
 )
 
 
-class _Ring:
-    """A single-producer, single-consumer ring of ``(channels, capacity)`` float32 frames.
+class LiveAudioWarning(UserWarning):
+    """A live stream whose board cannot run in a compiled plan: it runs through Python on the audio thread and
+    depends on the GIL (a busy main thread, garbage collection or a long computation can cause dropouts)."""
 
-    The producer only advances ``written`` and the consumer only advances ``consumed`` (each after copying),
-    so the two sides need no lock: under the GIL an int attribute assignment is atomic.
-    """
 
-    def __init__(self, channels: int, capacity: int) -> None:
-        self.data = np.zeros((channels, capacity), np.float32)
-        self.capacity = capacity
-        self.written = 0
-        self.consumed = 0
+# ------------------------------------------------------------------ the compiled side (imported on first use)
+def _native_module() -> Any:
+    from . import _native
 
-    def available(self) -> int:
-        return self.written - self.consumed
+    return _native
 
-    def space(self) -> int:
-        return self.capacity - (self.written - self.consumed)
 
-    def push(self, block: np.ndarray) -> int:
-        """Append as much of ``block`` (channels, n) as fits; return how many frames were taken."""
-        n = min(block.shape[1], self.space())
-        if n <= 0:
+_native_words = _native_module  # the control block's word numbers live beside the code that reads them
+_clock: list[int] = []
+
+
+def _clock_address() -> int:
+    if not _clock:
+        _clock.append(_native_module().clock_address() if hasattr(time, "clock_gettime_ns") else 0)
+    return _clock[0]
+
+
+def _monotonic_ns() -> int:
+    return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+
+
+def _compile_plan(board: Any, max_frames: int) -> Any:
+    """The board's compiled plan (:func:`stompbox.core.plan.compile_plan`), or None when it has none."""
+    try:
+        from ..core.plan import compile_plan
+    except ImportError:
+        return None
+    return compile_plan(board, max_frames)
+
+
+def _uncompiled(board: Any, max_frames: int) -> list[str]:
+    """Names of the plugins of ``board`` that cannot run in a compiled plan now."""
+    names = []
+    for plugin in board._iter_tree():
+        if plugin._children():
+            continue
+        steps = getattr(plugin, "_plan_steps", None)
+        try:
+            ok = steps is not None and steps(max_frames) is not None
+        except Exception:
+            ok = False
+        if not ok:
+            names.append(type(plugin).__name__)
+    return names
+
+
+def _generations(plugins: list[Any]) -> tuple[int, list[int]]:
+    """The plan epoch (which moves whenever any plugin's arrays are replaced) and the plugins' generations."""
+    from ..core import plan
+
+    return plan.epoch(), [int(getattr(p, "_plan_generation", 0)) for p in plugins]
+
+
+_PLAN_FUNCTION = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
+
+
+def _python_plan(stream: AudioStream, board: Any) -> Any:
+    """A C function pointer of the plan signature that runs ``board`` through Python (takes the GIL)."""
+    ref = weakref.ref(stream)
+
+    def run(block: int, channels: int, frames: int, table: int) -> int:
+        owner = ref()
+        if owner is None:
             return 0
-        start = self.written % self.capacity
-        first = min(n, self.capacity - start)
-        self.data[:, start : start + first] = block[:, :first]
-        if n > first:
-            self.data[:, : n - first] = block[:, first:n]
-        self.written += n
-        return n
+        return owner._run_python(board, block, channels, frames)
 
-    def pop_into(self, out: np.ndarray) -> int:
-        """Move up to ``out.shape[1]`` frames into ``out`` (channels, n); return how many."""
-        n = min(out.shape[1], self.available())
-        if n <= 0:
-            return 0
-        start = self.consumed % self.capacity
-        first = min(n, self.capacity - start)
-        out[:, :first] = self.data[:, start : start + first]
-        if n > first:
-            out[:, first:n] = self.data[:, : n - first]
-        self.consumed += n
-        return n
+    return _PLAN_FUNCTION(run)
+
+
+def _callback_address(callback: Any) -> int:
+    return int(ctypes.cast(callback, ctypes.c_void_p).value or 0)
+
+
+_NO_AUDIO = np.zeros((0, 0), np.float32)
+
+
+class _ApplyNow:
+    """A plugin's update listener while a live stream runs it in a compiled plan: a parameter change recomputes
+    the coefficients at once, on the thread that made it, so the audio thread uses them from its next period."""
+
+    def __init__(self, stream: AudioStream) -> None:
+        self._stream = weakref.ref(stream)
+
+    def __call__(self, plugin: Any) -> None:
+        if self._stream() is None or plugin._format is None:
+            return
+        with plugin._lock:
+            plugin._begin_step()
+
+
+def _watch(plugins: list[Any], listener: Any) -> None:
+    for plugin in plugins:
+        if listener is None:
+            plugin.__dict__.pop("_update_listener", None)
+        else:
+            plugin._update_listener = listener
+
+
+def _housekeeping(ref: Any, stop: threading.Event) -> None:
+    """The housekeeping thread: a few milliseconds apart, apply parameter changes and non-finite resets."""
+    while not stop.wait(0.002):
+        stream = ref()
+        if stream is None:
+            return
+        try:
+            stream._housekeeping_pass()
+        except Exception as error:  # noqa: BLE001 - a failing update ends the stream, as a failing block does
+            stream._error = error
+            _native_module().atomic_write(stream._ctl, _native_words().W_ERROR, 1)
+            return
+        finally:
+            del stream
 
 
 def _map_channels(block: np.ndarray, channels: int) -> np.ndarray:
@@ -206,6 +292,9 @@ class AudioStream(metaclass=_StreamMeta):
         If a device name does not exist ("No such device: X") or a device has no channels.
     """
 
+    #: run every board through Python on the audio thread, as before compiled plans (for comparisons)
+    _force_python_path = False
+
     def __init__(
         self,
         input_device_name: str | None = None,
@@ -248,24 +337,34 @@ class AudioStream(metaclass=_StreamMeta):
         self._buffer_size = int(buffer_size) if buffer_size is not None else DEFAULT_BUFFER_SIZE
         self._requested_rate = 0 if sample_rate is None else int(round(float(sample_rate)))
         self._plugins: Any = None
-        #: the board the audio thread last ran, and the perf_counter() time of the callback that first ran it
-        self._board_in_use: Any = None
-        self._board_first_used: float | None = None
-        self.plugins = plugins  # validated by the setter
         self.ignore_dropped_input = False
-        self._dropped = 0
-        self._dropped_unreported = 0
-        self._underrun = 0
-        self._callbacks = 0
-        self._last_callback = 0.0
+        self._dropped_reported = 0
+        self._callbacks_at_start = 0
+        self._seen_callbacks = 0
+        self._seen_at = 0.0
         self._started_at = 0.0
         self._error: BaseException | None = None
         self._writing = False
-        self._wake = threading.Event()
+        self._ctl = _native_module().new_control_block()  # what the audio thread reads and counts in
+        self._keep: list[Any] = []  # arrays the control block points to (rings, scratch, matrix)
+        #: per plan slot: (generation, board, plan or Python callback, plugins whose coefficients it reads)
+        self._slots: list[tuple[int, Any, Any, list[Any]]] = [(0, None, None, []), (0, None, None, [])]
+        self._generation = 0
+        self._install_lock = threading.RLock()
+        self._housekeeper: threading.Thread | None = None
+        self._plan_generations: tuple[int, list[int]] = (0, [])
+        self._swap_period = 0
+        self._plan_frames_seen = 0
+        self._housekeeping_stop = threading.Event()
+        self.plugins = plugins  # validated by the setter
         self._open_device()
 
     # ------------------------------------------------------------------ device lifetime
     def _open_device(self) -> None:
+        native = _native_module()
+        if not native.userdata_offset_matches(_ma.load()[1]):  # pragma: no cover - another miniaudio build
+            raise AudioDeviceError("This version of the miniaudio package is not supported by stompbox's live audio.")
+        ctl = self._ctl
         self._device = _ma.Device(
             input_device=self._input_info,
             output_device=self._output_info,
@@ -274,17 +373,33 @@ class AudioStream(metaclass=_StreamMeta):
             sample_rate=self._requested_rate,
             buffer_size=self._buffer_size,
             periods=DEFAULT_PERIODS,
-            handler=self._callback,
-            on_stop=self._on_device_stop,
+            handler=None,
+            on_stop=None,
+            native=(native.data_callback.address, native.stop_callback.address, int(ctl.ctypes.data), ctl),
         )
         self._sample_rate = float(self._device.sample_rate)
         self.backend = self._device.backend
+        has_in, has_out = self._input_info is not None, self._output_info is not None
+        self._scratch_channels = self._num_out if has_out else self._num_in
+        matrix = None
+        if has_in and has_out:  # stompbox's channel rule is linear: its matrix is the rule applied to identity
+            matrix = _map_channels(np.eye(self._num_in, dtype=np.float32), self._num_out)
         capacity = max(4 * self._buffer_size, int(self._sample_rate * INPUT_BUFFER_SECONDS))
-        self._in_ring = _Ring(self._num_in, capacity) if self._input_info is not None else None
         out_capacity = max(4 * self._buffer_size, int(self._sample_rate * 0.25))
-        self._out_ring = _Ring(self._num_out, out_capacity) if self._output_info is not None else None
-        self._scratch_channels = self._num_out if self._output_info is not None else self._num_in
-        self._prepare_board(self._plugins)
+        self._keep = native.attach(
+            ctl,
+            self._num_in if has_in else 0,
+            self._num_out if has_out else 0,
+            max(self._buffer_size, 4096),  # frames per plan call (a longer device period is run in pieces)
+            capacity,
+            out_capacity,
+            matrix,
+        )
+        w = native
+        ctl[w.W_CLOCK_FN] = _clock_address()
+        ctl[w.W_CLOCK_ID] = getattr(time, "CLOCK_MONOTONIC", 1)
+        self._in_capacity = capacity if has_in else 0
+        self._install(self._plugins)
 
     def _start(self) -> None:
         if self._closed:
@@ -293,26 +408,34 @@ class AudioStream(metaclass=_StreamMeta):
             self._open_device()
         if self.running:
             return
+        w = _native_words()
         self._error = None
-        self._callbacks = 0
-        self._started_at = self._last_callback = time.perf_counter()
+        self._ctl[w.W_ERROR] = 0
+        self._ctl[w.W_STOPPED] = 0
+        self._callbacks_at_start = self._seen_callbacks = int(self._ctl[w.W_CALLBACKS])
+        self._started_at = self._seen_at = time.perf_counter()
         assert self._device is not None
         self._device.start()
+        self._start_housekeeping()
 
     def _stop(self, timeout: float = 2.0) -> None:
+        self._stop_housekeeping()
         device, self._device = self._device, None
         if device is not None:
             device.close(timeout)
             self._close_timed_out = device.close_timed_out
-        ring = getattr(self, "_in_ring", None)
-        if ring is not None:  # as in pedalboard, a stopped stream holds no recorded input (the count of
-            ring.consumed = ring.written  # dropped frames is kept)
-        self._wake.set()
+        ctl = getattr(self, "_ctl", None)
+        capacity = getattr(self, "_in_capacity", 0)
+        if ctl is not None and capacity:
+            w = _native_words()  # as in pedalboard, a stopped stream holds no recorded input (the count of
+            ctl[w.W_IN_CONSUMED] = ctl[w.W_IN_WRITTEN]  # dropped frames is kept)
 
     def close(self) -> None:
         """Stop the stream and release the devices. A closed stream cannot be started again."""
         self._stop()
         self._closed = True
+        for slot in self._slots:
+            _watch(slot[3], None)
 
     def __enter__(self) -> AudioStream:
         self._start()
@@ -335,69 +458,105 @@ class AudioStream(metaclass=_StreamMeta):
         self._start()
         try:
             while True:
-                self._wake.wait(0.1)
-                self._wake.clear()
+                time.sleep(0.1)
                 self._check_alive()
         except KeyboardInterrupt:
             pass
         finally:
             self._stop()
 
-    # ------------------------------------------------------------------ the audio thread
-    def _on_device_stop(self) -> None:
-        if self._error is None:
-            self._error = AudioDeviceError("The audio device stopped (it was disconnected or its server exited).")
-        self._wake.set()
+    # ------------------------------------------------------------------ the plan the audio thread runs
+    def _install(self, board: Any) -> None:
+        """Make ``board`` the one the audio thread runs from its next period on.
 
-    def _callback(self, out_ptr: Any, in_ptr: Any, frames: int) -> None:
-        """One device block: called by the audio thread with interleaved float32 buffers."""
-        self._last_callback = time.perf_counter()
-        self._callbacks += 1
-        ffi = _ma.load()[1]
-        output = None
-        if out_ptr != ffi.NULL:
-            output = np.frombuffer(ffi.buffer(out_ptr, frames * self._num_out * 4), np.float32)
-            output = output.reshape(frames, self._num_out)
+        A board whose every plugin runs in a compiled plan is compiled here and the audio thread calls the plan
+        without the GIL; any other board runs through Python (``board.process``) from the audio thread, which
+        then needs the GIL every period (a :class:`LiveAudioWarning` names the plugins that cause it).
+        The new plan goes into the slot the audio thread is not using, then the active index flips: a period
+        runs the old board or the new one, never a mix.
+        """
+        with self._install_lock:
+            self._prepare_board(board)
+            runner, address, table, plugins = self._runner_for(board)
+            ctl, w = self._ctl, _native_words()
+            native = _native_module()
+            active = int(native.atomic_read(ctl, w.W_ACTIVE))
+            self._wait_for_ack(self._slots[active][0])
+            target = 1 - active
+            self._generation += 1
+            base = w.W_SLOTS + w.SLOT_WORDS * target
+            ctl[base], ctl[base + 1], ctl[base + 2] = address, table, self._generation
+            _watch(self._slots[target][3], None)
+            self._slots[target] = (self._generation, board, runner, plugins)
+            native.atomic_write(ctl, w.W_ACTIVE, target)  # release: the slot's words are visible first
+            self._swap_period = int(native.atomic_read(ctl, w.W_CALLBACKS))  # the audio thread runs it next
+            _watch(self._slots[active][3], None)
+            _watch(plugins, _ApplyNow(self))
+            self._swapped_at = time.perf_counter()
+
+    def _wait_for_ack(self, generation: int) -> None:
+        """Before a slot is rewritten, the audio thread must have moved to the active one (it reads its slot at
+        the start of a period, so this takes at most one period)."""
+        device = self._device
+        if device is None or not device._started or generation == 0:
+            return
+        native, w = _native_module(), _native_words()
+        deadline = time.perf_counter() + max(0.5, 4 * self._buffer_size / max(self._sample_rate, 1.0))
+        while native.atomic_read(self._ctl, w.W_ACK_GEN) != generation and time.perf_counter() < deadline:
+            time.sleep(0.0005)
+
+    def _runner_for(self, board: Any) -> tuple[Any, int, int, list[Any]]:
+        """``(keep-alive object, plan address, table address, plugins)`` for ``board`` (address 0: no plan)."""
+        if board is None or (hasattr(board, "__len__") and len(board) == 0):
+            return None, 0, 0, []
+        max_frames = int(self._ctl[_native_words().W_MAX_FRAMES])
+        plan = None
+        if not self._force_python_path:
+            for plugin in board._iter_tree():
+                with plugin._lock:
+                    plugin._begin_step()
+            try:
+                plan = _compile_plan(board, max_frames)
+            except Exception as error:  # a plan that fails to build is a board that runs through Python
+                plan = None
+                warnings.warn(
+                    f"AudioStream: the board could not be compiled ({error!r}); it runs through Python.",
+                    LiveAudioWarning,
+                    stacklevel=4,
+                )
+        if plan is not None:
+            plugins = list(getattr(plan, "plugins", []) or [])
+            self._plan_generations = _generations(plugins)
+            return plan, int(_native_module().plan_address(plan)), int(plan.table.ctypes.data), plugins
+        if not self._force_python_path:
+            names = ", ".join(_uncompiled(board, max_frames)) or type(board).__name__
+            warnings.warn(
+                f"AudioStream: {names} cannot run in a compiled plan, so the board runs through Python on the "
+                "audio thread and the stream depends on the GIL (busy Python code can cause dropouts).",
+                LiveAudioWarning,
+                stacklevel=4,
+            )
+        callback = _python_plan(self, board)
+        return callback, _callback_address(callback), 0, []
+
+    def _run_python(self, board: Any, address: int, channels: int, frames: int) -> int:
+        """The Python plan: called by the audio thread (through ctypes, which takes the GIL) for a board that
+        cannot be compiled; processes the C-contiguous float32 block at ``address`` in place."""
+        block = np.ctypeslib.as_array(ctypes.cast(address, ctypes.POINTER(ctypes.c_float)), shape=(channels, frames))
         try:
-            if self._error is not None:
-                if output is not None:
-                    output.fill(0.0)
-                return
-            inp = None
-            if in_ptr != ffi.NULL:
-                inp = np.frombuffer(ffi.buffer(in_ptr, frames * self._num_in * 4), np.float32)
-                inp = inp.reshape(frames, self._num_in).T
-            board = self._plugins  # one atomic read per block: replacing `plugins` takes effect here
-            if board is not self._board_in_use:  # note when a new board first ran (a swap's real latency)
-                self._board_in_use = board
-                self._board_first_used = self._last_callback
-            if inp is not None and output is not None:
-                self._record(inp)
-                block = np.ascontiguousarray(_map_channels(inp, self._num_out))
-                if self._out_ring is not None and self._out_ring.available():
-                    extra = np.zeros_like(block)
-                    self._out_ring.pop_into(extra)
-                    block += extra
-                output[...] = self._process(board, block).T
-            elif inp is not None:
-                self._record(self._process(board, np.ascontiguousarray(inp)))
-            elif output is not None:
-                block = np.zeros((self._num_out, frames), np.float32)
-                got = self._out_ring.pop_into(block) if self._out_ring is not None else 0
-                if got < frames and self._writing:
-                    self._underrun += frames - got
-                output[...] = self._process(board, block).T
+            if self._error is None:
+                block[...] = self._process(board, block.copy())
+                return 0
         except BaseException as error:  # a failing plugin ends the stream; the caller sees the exception
             self._error = error
-            if output is not None:
-                output.fill(0.0)
-        finally:
-            self._wake.set()
+            _native_module().atomic_write(self._ctl, _native_words().W_ERROR, 1)
+        block[...] = 0.0
+        return 0
 
     def _process(self, board: Any, block: np.ndarray) -> np.ndarray:
         if board is None or (hasattr(board, "__len__") and len(board) == 0):
             return block
-        result = board.process(block, self._sample_rate, buffer_size=block.shape[1], reset=False)
+        result: np.ndarray = board.process(block, self._sample_rate, buffer_size=block.shape[1], reset=False)
         missing = block.shape[1] - result.shape[1]
         if missing > 0:  # latency not yet filled: silence first, so the device gets a whole block
             padded = np.zeros_like(block)
@@ -405,17 +564,96 @@ class AudioStream(metaclass=_StreamMeta):
             return padded
         return result
 
-    def _record(self, block: np.ndarray) -> None:
-        ring = self._in_ring
-        if ring is None:
+    @property
+    def _board_in_use(self) -> Any:
+        """The board of the plan slot the audio thread last started a period with."""
+        generation = int(self._ctl[_native_words().W_ACK_GEN])
+        for slot_generation, board, _, _ in self._slots:
+            if slot_generation == generation and generation:
+                return board
+        return None
+
+    @property
+    def _board_first_used(self) -> float | None:
+        """When (``time.perf_counter()``) the audio thread first ran the board in use."""
+        stamp = int(self._ctl[_native_words().W_ACK_NS])
+        if not stamp:
+            return None
+        return time.perf_counter() - (_monotonic_ns() - stamp) / 1e9
+
+    # ------------------------------------------------------------------ housekeeping (parameters, resets)
+    def _start_housekeeping(self) -> None:
+        self._housekeeping_stop = threading.Event()
+        self._housekeeper = threading.Thread(
+            target=_housekeeping, args=(weakref.ref(self), self._housekeeping_stop), name="stompbox-live", daemon=True
+        )
+        self._housekeeper.start()
+
+    def _stop_housekeeping(self) -> None:
+        thread, self._housekeeper = getattr(self, "_housekeeper", None), None
+        if thread is None:
             return
-        taken = ring.push(block)
-        if taken < block.shape[1]:
-            lost = block.shape[1] - taken
-            self._dropped += lost
-            self._dropped_unreported += lost
+        self._housekeeping_stop.set()
+        if thread is not threading.current_thread() and not sys.is_finalizing():
+            thread.join(1.0)
+
+    def _housekeeping_pass(self) -> None:
+        """Bring the compiled plan's coefficients up to date (plugins whose parameters changed), and reset the
+        state of plugins whose output was not finite (the plan reports them as a bit mask)."""
+        native, w = _native_module(), _native_words()
+        active = int(native.atomic_read(self._ctl, w.W_ACTIVE))
+        generation, board, plan, plugins = self._slots[active]
+        for plugin in plugins:
+            if plugin._automation:  # automated now: it has no plan steps any more, the board runs through Python
+                self._install(board)
+                return
+            if plugin._dirty:
+                with plugin._lock:
+                    plugin._begin_step()
+        frames = int(native.atomic_read(self._ctl, w.W_PLAN_FRAMES))
+        ran, self._plan_frames_seen = frames - self._plan_frames_seen, frames
+        if ran > 0 and plugins and generation == int(self._ctl[w.W_ACK_GEN]):
+            for plugin in plugins:  # the plugins' clocks follow the stream (automation set later starts there)
+                plugin._end_step(_NO_AUDIO, ran)
+        mask = int(native.atomic_exchange(self._ctl, w.W_MASK, 0)) if plugins else 0
+        if mask:  # bit k: the k-th checked plugin's output was not finite (the non-finite rule)
+            for bit, plugin in enumerate(getattr(plan, "checked", plugins)):
+                if mask >> bit & 1:
+                    with plugin._lock:
+                        plugin._reset_state()
+        if plugins and plan is not None:
+            epoch, generations = self._plan_generations
+            if _generations([])[0] != epoch and _generations(plugins)[1] != generations:
+                self._install(board)  # a plugin replaced an array its steps use: build the table again
+            elif _generations([])[0] != epoch:
+                self._plan_generations = (_generations([])[0], generations)
 
     # ------------------------------------------------------------------ health
+    def _callbacks_now(self) -> int:
+        return int(self._ctl[_native_words().W_CALLBACKS])
+
+    @property
+    def _callbacks(self) -> int:
+        return self._callbacks_now() - self._callbacks_at_start
+
+    def _silent_seconds(self) -> float:
+        """How long ago the device's last period started: from the audio thread's own clock stamp (one clock,
+        so a Python thread that waited long for the GIL does not mistake its own wait for the device's), else
+        from when Python last saw the period count move."""
+        stamp = int(self._ctl[_native_words().W_LAST_NS])
+        if stamp and self._callbacks > 0:
+            return max(0.0, (_monotonic_ns() - stamp) / 1e9)
+        now = time.perf_counter()
+        count = self._callbacks_now()
+        if count != self._seen_callbacks:
+            self._seen_callbacks, self._seen_at = count, now
+        return now - self._seen_at
+
+    @property
+    def _last_callback(self) -> float:
+        """``time.perf_counter()`` time of the last device period."""
+        return time.perf_counter() - self._silent_seconds()
+
     def _stall_limit(self) -> float:
         period = self._buffer_size / max(self._sample_rate, 1.0)
         base = STARTUP_STALL_SECONDS if self._callbacks < 8 else STALL_SECONDS
@@ -423,13 +661,17 @@ class AudioStream(metaclass=_StreamMeta):
 
     def _check_alive(self) -> None:
         """Raise if the stream failed; detect a device that stopped calling back."""
+        w = _native_words()
         if self._error is None and self._device is not None:
-            silent = time.perf_counter() - self._last_callback
-            if silent > self._stall_limit():
-                self._error = AudioDeviceError(
-                    f"The audio device stopped responding (no audio callback for {silent:.1f} s): it was "
-                    "disconnected, or its audio server exited."
-                )
+            if self._ctl[w.W_STOPPED] and self._device._started:
+                self._error = AudioDeviceError("The audio device stopped (it was disconnected or its server exited).")
+            else:
+                silent = self._silent_seconds()
+                if silent > self._stall_limit():
+                    self._error = AudioDeviceError(
+                        f"The audio device stopped responding (no audio callback for {silent:.1f} s): it was "
+                        "disconnected, or its audio server exited."
+                    )
         if self._error is not None:
             error = self._error
             self._stop(timeout=0.25)  # a dead server can keep the backend's uninit waiting: do not wait for it
@@ -449,6 +691,10 @@ class AudioStream(metaclass=_StreamMeta):
         except AudioDeviceError:
             return False
         return True
+
+    def _poll_seconds(self) -> float:
+        """How long read() and write() sleep between looks at the rings (half a period, 1 to 20 ms)."""
+        return min(0.02, max(0.001, 0.5 * self._buffer_size / max(self._sample_rate, 1.0)))
 
     # ------------------------------------------------------------------ reading and writing
     def _ensure_started(self) -> bool:
@@ -494,29 +740,29 @@ class AudioStream(metaclass=_StreamMeta):
                 self._stop()
 
     def _read(self, num: int) -> np.ndarray:
-        if self._dropped_unreported and not self.ignore_dropped_input:
-            lost, self._dropped_unreported = self._dropped_unreported, 0
+        dropped = self.dropped_input_frame_count
+        if dropped > self._dropped_reported and not self.ignore_dropped_input:
+            lost, self._dropped_reported = dropped - self._dropped_reported, dropped
             raise RuntimeError(
                 f"{lost} input frames were dropped because they were not read in time (the input buffer "
                 f"holds "
                 f"{INPUT_BUFFER_SECONDS:g} s). Call read() more often, or set ignore_dropped_input=True. "
-                f"dropped_input_frame_count is {self._dropped}."
+                f"dropped_input_frame_count is {dropped}."
             )
-        ring = self._in_ring
-        assert ring is not None
+        native = _native_module()
         if num == 0:
             self._check_alive()
-            out = np.empty((self._num_in, ring.available()), np.float32)
-            ring.pop_into(out)
-            return out
+            available = self.buffered_input_sample_count or 0
+            out = np.empty((self._num_in, available), np.float32)
+            got = native.ring_pop(self._ctl, out, 0)
+            return out[:, :got]
         out = np.empty((self._num_in, num), np.float32)
         done = 0
         while done < num:
-            done += ring.pop_into(out[:, done:])
+            done += native.ring_pop(self._ctl, out, done)
             if done < num:
                 self._check_alive()
-                self._wake.wait(0.05)
-                self._wake.clear()
+                time.sleep(self._poll_seconds())
         return out
 
     def write(self, audio: np.ndarray, sample_rate: float) -> None:
@@ -546,24 +792,26 @@ class AudioStream(metaclass=_StreamMeta):
             )
         block = _as_channels_first(audio, self._num_out)
         temporary = self._ensure_started()
-        ring = self._out_ring
-        assert ring is not None
+        native, w = _native_module(), _native_words()
+        ctl = self._ctl
         self._writing = True
         try:
-            done = 0
+            done = native.ring_push(ctl, block, 0)
+            native.atomic_write(ctl, w.W_WRITING, 1)  # after the first push: an empty queue before is no dropout
             while done < block.shape[1]:
-                done += ring.push(block[:, done:])
+                done += native.ring_push(ctl, block, done)
                 if done < block.shape[1]:
                     self._check_alive()
-                    self._wake.wait(0.05)
-                    self._wake.clear()
-            self._writing = False  # all queued: the ring running dry from now on is the end, not a dropout
-            while ring.available():
+                    time.sleep(self._poll_seconds())
+            # all queued: the ring running dry from now on is the end, not a dropout
+            native.atomic_write(ctl, w.W_WRITING, 0)
+            self._writing = False
+            while native.atomic_read(ctl, w.W_OUT_WRITTEN) != native.atomic_read(ctl, w.W_OUT_CONSUMED):
                 self._check_alive()
-                self._wake.wait(0.05)
-                self._wake.clear()
+                time.sleep(self._poll_seconds())
             self._check_alive()
         finally:
+            native.atomic_write(ctl, w.W_WRITING, 0)
             self._writing = False
             if temporary:
                 self._stop()
@@ -607,8 +855,8 @@ class AudioStream(metaclass=_StreamMeta):
             raise TypeError(f"plugins must be a stompbox Pedalboard/Chain or Plugin, not {type(value).__name__}.")
         value._locked_tree()  # raises on a plugin used twice
         if value is not self._plugins and getattr(self, "_device", None) is not None:
-            self._prepare_board(value)
-        self._plugins = value  # the audio thread picks it up on its next block
+            self._install(value)  # compiled (or wrapped) and swapped in: the audio thread runs it next period
+        self._plugins = value
 
     def _prepare_board(self, board: Any) -> None:
         """Learn the stream format on the caller's thread, so the audio thread does not allocate state."""
@@ -650,17 +898,20 @@ class AudioStream(metaclass=_StreamMeta):
     @property
     def buffered_input_sample_count(self) -> int | None:
         """Recorded frames waiting to be read (None without an input device)."""
-        return None if self._in_ring is None else self._in_ring.available()
+        if self._input_info is None:
+            return None
+        w = _native_words()
+        return int(self._ctl[w.W_IN_WRITTEN] - self._ctl[w.W_IN_CONSUMED])
 
     @property
     def dropped_input_frame_count(self) -> int:
         """Input frames lost because the input buffer was full (since the stream was created)."""
-        return self._dropped
+        return int(self._ctl[_native_words().W_DROPPED])
 
     @property
     def output_underrun_frame_count(self) -> int:
         """Frames of silence the output had to insert while :meth:`write` was feeding it (dropouts)."""
-        return self._underrun
+        return int(self._ctl[_native_words().W_UNDERRUN])
 
     @property
     def nominal_latency_seconds(self) -> float:
@@ -676,25 +927,32 @@ class AudioStream(metaclass=_StreamMeta):
         return frames / self._sample_rate
 
     # class-level device lists, readable from instances too (the metaclass serves AudioStream.xxx)
-    @property
-    def input_device_names(self) -> list[str]:
-        """The names of the capture devices found on this system."""
-        return type(self).input_device_names  # type: ignore[no-any-return]
+    if TYPE_CHECKING:  # to a type checker, the same values on the class and on an instance
+        input_device_names: ClassVar[list[str]]
+        output_device_names: ClassVar[list[str]]
+        default_input_device_name: ClassVar[str | None]
+        default_output_device_name: ClassVar[str | None]
+    else:
 
-    @property
-    def output_device_names(self) -> list[str]:
-        """The names of the playback devices found on this system."""
-        return type(self).output_device_names  # type: ignore[no-any-return]
+        @property
+        def input_device_names(self) -> list[str]:
+            """The names of the capture devices found on this system."""
+            return type(self).input_device_names
 
-    @property
-    def default_input_device_name(self) -> str | None:
-        """The system's default capture device, or None if there is none."""
-        return type(self).default_input_device_name  # type: ignore[no-any-return]
+        @property
+        def output_device_names(self) -> list[str]:
+            """The names of the playback devices found on this system."""
+            return type(self).output_device_names
 
-    @property
-    def default_output_device_name(self) -> str | None:
-        """The system's default playback device, or None if there is none."""
-        return type(self).default_output_device_name  # type: ignore[no-any-return]
+        @property
+        def default_input_device_name(self) -> str | None:
+            """The system's default capture device, or None if there is none."""
+            return type(self).default_input_device_name
+
+        @property
+        def default_output_device_name(self) -> str | None:
+            """The system's default playback device, or None if there is none."""
+            return type(self).default_output_device_name
 
     def __repr__(self) -> str:
         parts = []
@@ -710,17 +968,23 @@ class AudioStream(metaclass=_StreamMeta):
 
 
 # ------------------------------------------------------------------ file helpers (the CLI's record / play)
-@contextlib.contextmanager
-def _reader(path: str | os.PathLike[str]) -> Iterator[Any]:
+def _audio_file() -> type[AudioFile] | None:
+    """stompbox.io.AudioFile, or None where it cannot be imported (then soundfile reads and writes)."""
     try:
         from ..io import AudioFile
     except ImportError:
-        AudioFile = None  # noqa: N806
+        return None
+    return AudioFile
+
+
+@contextlib.contextmanager
+def _reader(path: str | os.PathLike[str]) -> Iterator[Any]:
+    audio_file = _audio_file()
     if hasattr(path, "read") and hasattr(path, "samplerate"):  # an open reader (the caller closes it)
         yield path
         return
-    if AudioFile is not None:
-        with AudioFile(path if hasattr(path, "read") else str(path)) as f:
+    if audio_file is not None:
+        with audio_file(path if hasattr(path, "read") else str(path)) as f:
             yield f
         return
     import soundfile
@@ -736,7 +1000,8 @@ def _reader(path: str | os.PathLike[str]) -> Iterator[Any]:
             return np.ascontiguousarray(self._h.read(n, dtype="float32", always_2d=True).T)
 
         def tell(self) -> int:
-            return self._h.tell()
+            result: int = self._h.tell()
+            return result
 
     with soundfile.SoundFile(str(path)) as handle:
         yield _Reader(handle)
@@ -746,13 +1011,10 @@ def _reader(path: str | os.PathLike[str]) -> Iterator[Any]:
 def _writer(
     path: str | os.PathLike[str], sample_rate: float, channels: int, bit_depth: int = 16, format: str | None = None
 ) -> Iterator[Any]:
-    try:
-        from ..io import AudioFile
-    except ImportError:
-        AudioFile = None  # noqa: N806
-    if AudioFile is not None:
+    audio_file = _audio_file()
+    if audio_file is not None:
         target = path if hasattr(path, "write") else str(path)
-        with AudioFile(target, "w", sample_rate, channels, bit_depth=bit_depth, format=format) as f:
+        with audio_file(target, "w", sample_rate, channels, bit_depth=bit_depth, format=format) as f:
             yield f
         return
     import soundfile

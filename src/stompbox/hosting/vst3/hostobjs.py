@@ -46,7 +46,7 @@ class PyComObject:
 
     @classmethod
     def _build_vtable(cls) -> Any:
-        entries = [("queryInterface", c_int32, (c_void_p, POINTER(c_void_p)))]
+        entries: list[tuple[str, Any, tuple[Any, ...]]] = [("queryInterface", c_int32, (c_void_p, POINTER(c_void_p)))]
         entries += [("addRef", c_uint32, ()), ("release", c_uint32, ())]
         entries += cls.METHODS
         callbacks = []

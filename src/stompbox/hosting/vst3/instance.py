@@ -18,9 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from ..._base.errors import PluginLoadError
 from . import abi
 from .hostobjs import ComponentHandler, EventList, MemoryStream, ParameterChanges, host_application
-from .module import ClassInfo, PluginLoadError, Vst3Module
+from .module import ClassInfo, Vst3Module
 
 
 @dataclass
@@ -83,7 +84,7 @@ class Vst3Instance:
         self.lock = lock if lock is not None else threading.RLock()  # the owner's: held around process()
         self.host = host_application()
         self.handler = ComponentHandler(self._edited)
-        self._objects: list = [self.handler]
+        self._objects: list[Any] = [self.handler]
         self.controller: abi.ComPtr | None = None
         self._separate_controller = False
         self._conn_component: abi.ComPtr | None = None
@@ -193,7 +194,7 @@ class Vst3Instance:
         return buses
 
     def _read_params(self) -> list[ParamInfo]:
-        params = []
+        params: list[ParamInfo] = []
         if self.controller is None:
             return params
         for i in range(max(0, self.controller.getParameterCount())):
@@ -300,7 +301,7 @@ class Vst3Instance:
         self.setup = (float(sample_rate), channels, int(max_block))
 
     def _build_buffers(self, channels: int, max_block: int, sample_rate: float) -> None:
-        def make(counts: list[int]) -> tuple[ctypes.Array, list[np.ndarray], list]:
+        def make(counts: list[int]) -> tuple[ctypes.Array[abi.AudioBusBuffers], list[np.ndarray], list[Any]]:
             buses = (abi.AudioBusBuffers * max(1, len(counts)))()
             arrays, keep = [], []
             for i, n in enumerate(counts):
@@ -365,7 +366,7 @@ class Vst3Instance:
         if out_changes.queues:
             out_changes.clear()
         self._data.numSamples = n
-        result = self._process_fn(self._processor_ptr, self._data_ref)
+        result: int = self._process_fn(self._processor_ptr, self._data_ref)
         if self.events.events:
             self.events.clear()
         ctx = self._context

@@ -12,12 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from ...core.layout import check_buffer_size, check_sample_rate
-from ..external import ExternalPlugin, ExternalPluginReloadType
-from ..midi import check_not_swapped, read_midi_messages, sample_index
+from ..._base.errors import PluginLoadError
+from ..external import ExternalPlugin, ExternalPluginReloadType, InstalledPlugins, choose_plugin
 from . import abi, state
 from .instance import Vst3Instance
-from .module import PluginLoadError, load_module
+from .module import load_module
 
 #: largest block handed to a plugin in one process() call; longer engine blocks are split
 MAX_BLOCK = 8192
@@ -39,13 +38,6 @@ def installed_vst3_plugins() -> list[str]:
         if root.is_dir():
             found += sorted(str(p) for p in root.rglob("*.vst3") if not any(q.suffix == ".vst3" for q in p.parents))
     return found
-
-
-class _InstalledPlugins:
-    """Descriptor that makes ``VST3Plugin.installed_plugins`` a class-level list, as in pedalboard."""
-
-    def __get__(self, obj: Any, owner: Any) -> list[str]:
-        return installed_vst3_plugins()
 
 
 class VST3Plugin(ExternalPlugin, chunks_itself=True):
@@ -74,71 +66,26 @@ class VST3Plugin(ExternalPlugin, chunks_itself=True):
     ``raw_state`` and reload the plugin. A plugin that crashes takes the interpreter with it (there is no sandbox).
     """
 
-    installed_plugins = _InstalledPlugins()
+    installed_plugins = InstalledPlugins(installed_vst3_plugins)
     #: how a reset clears this plugin (pedalboard's ``_reload_type``); detected on the first reset
     _reload_type = ExternalPluginReloadType.Unknown
 
-    def __init__(
-        self,
-        path_to_plugin_file: str | os.PathLike[str],
-        parameter_values: dict[str, Any] | None = None,
-        plugin_name: str | None = None,
-        initialization_timeout: float = 10.0,
-    ) -> None:
-        super().__init__()
-        if parameter_values is not None and not isinstance(parameter_values, dict):
-            raise TypeError(
-                "Expected a dictionary to be passed to parameter_values, but received a "
-                f'{type(parameter_values).__name__}. (If passing a plugin name, pass "plugin_name=..." as a '
-                "keyword argument instead.)"
-            )
-        path = os.fspath(path_to_plugin_file)
-        module = load_module(path)
+    def _load(self) -> None:
+        module = load_module(self._target)
         classes = module.audio_classes
         if not classes:
-            raise PluginLoadError(f"Unable to load plugin {path}: the file contains no audio plugin classes.")
-        if plugin_name is None:
-            if len(classes) > 1:
-                names = "\n".join(f'\t"{c.name}"' for c in classes)
-                raise ValueError(
-                    f"Plugin file {path} contains {len(classes)} plugins, and the "
-                    '"plugin_name" argument was not provided. Please specify which plugin to load by passing '
-                    f'one of the following names as "plugin_name":\n{names}'
-                )
-            info = classes[0]
-        else:
-            matches = [c for c in classes if c.name == plugin_name]
-            if not matches:
-                names = "\n".join(f'\t"{c.name}"' for c in classes)
-                raise ValueError(
-                    f'Plugin file {path} does not contain a plugin named "{plugin_name}". Valid names:\n{names}'
-                )
-            info = matches[0]
-        self._path = path
-        self._plugin_name = plugin_name
+            raise PluginLoadError(f"Unable to load plugin {self._target}: the file contains no audio plugin classes.")
+        info = choose_plugin(self._target, classes, self._plugin_name, lambda c: (c.name,))
         self._class_info = info
-        self._initialization_timeout = float(initialization_timeout)
         self._instance = Vst3Instance(module, info, self._lock)
         self._latency = 0
         inst = self._instance
         self._is_instrument = info.is_instrument or (bool(inst.event_inputs) and not inst.audio_inputs)
-        self._loaded = True
-        self._set_initial_parameter_values(parameter_values)
 
     # ------------------------------------------------------------------ identity
     @property
-    def path_to_plugin_file(self) -> str:
-        """The path this plugin was loaded from."""
-        return self._path
-
-    @property
     def name(self) -> str:
         """The plugin's name (from its factory)."""
-        return self._class_info.name
-
-    @property
-    def descriptive_name(self) -> str:
-        """The plugin's name with its category, as its factory describes it."""
         return self._class_info.name
 
     @property
@@ -161,7 +108,7 @@ class VST3Plugin(ExternalPlugin, chunks_itself=True):
         """A stable id, pedalboard's for the same plugin: ``VST3-<name>-<path hash>-<class id hash>`` (hex of the
         31-multiplier string hash of the absolute path, and of the same hash over the class id read as four
         big-endian 32-bit words)."""
-        path_hash = _hash31(ord(c) for c in os.path.abspath(self._path))
+        path_hash = _hash31(ord(c) for c in os.path.abspath(self._target))
         cid_hash = _hash31(struct.unpack(">4I", self._class_info.cid))
         return f"VST3-{self.name}-{path_hash:x}-{cid_hash:x}"
 
@@ -243,6 +190,7 @@ class VST3Plugin(ExternalPlugin, chunks_itself=True):
         inst = self._instance
         if inst.main_in is None or inst.main_out is None or self._is_instrument:
             return ExternalPluginReloadType.ClearsAudioOnReset
+        assert inst.setup is not None  # (probed after the first setup)
         channels, block = inst.setup[1], min(8192, inst.setup[2])
         noise = np.random.default_rng(0).uniform(-0.5, 0.5, (channels, block)).astype(np.float32)
         self._plain_reset()
@@ -291,6 +239,7 @@ class VST3Plugin(ExternalPlugin, chunks_itself=True):
                 if main_in is not None:
                     main_in[:channels, :m] = block[:, start : start + m]
                 inst.process(m)
+                assert main_out is not None  # (an effect has a main output bus)
                 block[:, start : start + m] = main_out[:channels, :m]
         self._after_blocks()
         return block
@@ -347,68 +296,21 @@ class VST3Plugin(ExternalPlugin, chunks_itself=True):
             return MAX_TAIL_SECONDS
         return min(MAX_TAIL_SECONDS, samples / inst.setup[0])
 
-    # ------------------------------------------------------------------ processing (audio and MIDI)
-    def process(self, input_array: Any, *args: Any, **kwargs: Any) -> np.ndarray:  # type: ignore[override]
-        """Process audio (effects) or render MIDI (instruments).
-
-        Effects: ``process(input_array, sample_rate, buffer_size=8192, reset=True)`` as every plugin.
-        Instruments: ``process(midi_messages, duration, sample_rate, num_channels=2, buffer_size=8192,
-        reset=True)`` returns ``(num_channels, int(duration * sample_rate))`` float32; messages are
-        ``mido.Message`` objects (``time`` in absolute seconds), ``(bytes, seconds)`` or ``(list[int],
-        seconds)`` and start on the sample their timestamp gives. Times become samples as in pedalboard: the
-        product is computed in float32 and truncated (see :func:`stompbox.hosting.midi.sample_index`).
-        """
-        if isinstance(input_array, np.ndarray):
-            if self._is_instrument:
-                raise ValueError(
-                    f"Plugin '{self.name}' is an instrument: pass MIDI messages, a duration and a sample "
-                    "rate, not audio."
-                )
-            return super().process(input_array, *args, **kwargs)
-        if not self._is_instrument:
-            raise ValueError(
-                f"Plugin '{self.name}' is an audio effect: pass an audio array and a sample rate, not MIDI messages."
-            )
-        return self._render_midi(input_array, *args, **kwargs)
-
-    __call__ = process  # type: ignore[assignment]
-
-    def _render_midi(
-        self,
-        midi_messages: Any,
-        duration: float,
-        sample_rate: float,
-        num_channels: int = 2,
-        buffer_size: int = 8192,
-        reset: bool = True,
-    ) -> np.ndarray:
-        check_not_swapped(duration, sample_rate)
-        rate = check_sample_rate(sample_rate)
-        block = min(check_buffer_size(buffer_size), MAX_BLOCK)
-        events = read_midi_messages(midi_messages, float(duration), rate)
-        total = sample_index(duration, rate)
-        out = np.zeros((num_channels, total), np.float32)
-        with self._lock:
-            reset_done = self._ensure_format(rate, int(num_channels))
-            if reset and not reset_done:
-                self._reset_all()
-            inst = self._instance
-            k = 0
-            for start in range(0, total, block):
-                n = min(block, total - start)
-                while k < len(events) and events[k][0] < start + n:
-                    offset, data = events[k][0] - start, events[k][1]
-                    controller = midi_controller(data)
-                    if controller is None:
-                        add_midi_event(inst.events, offset, data)
-                    else:
-                        inst.add_midi_controller(offset, *controller)
-                    k += 1
-                if inst.main_in is not None:
-                    inst.main_in[:, :n] = 0.0
-                inst.process(n)
-                out[:, start : start + n] = inst.main_out[:num_channels, :n]
-        return out
+    # ------------------------------------------------------------------ instruments
+    def _render_block(self, events: list[tuple[int, bytes]], n: int) -> np.ndarray:
+        inst = self._instance
+        for offset, data in events:
+            controller = midi_controller(data)
+            if controller is None:
+                add_midi_event(inst.events, offset, data)
+            else:
+                inst.add_midi_controller(offset, *controller)
+        if inst.main_in is not None:
+            inst.main_in[:, :n] = 0.0
+        inst.process(n)
+        channels = self._format[1] if self._format else 2
+        assert inst.main_out is not None  # (an instrument has a main output bus)
+        return inst.main_out[:channels, :n]
 
     # ------------------------------------------------------------------ state
     @property
@@ -480,37 +382,14 @@ class VST3Plugin(ExternalPlugin, chunks_itself=True):
             view = editor.create_view(self._instance.controller, self.name)
         editor.run_editor(view, display, self.name, close_event)
 
-    # ------------------------------------------------------------------ copies, pickling, teardown
-    def __getstate__(self) -> dict[str, Any]:
-        return {"path": self._path, "plugin_name": self._plugin_name, "raw_state": self.raw_state}
-
-    def __setstate__(self, data: dict[str, Any]) -> None:
-        self.__init__(data["path"], plugin_name=data.get("plugin_name"))  # type: ignore[misc]
-        if data.get("raw_state"):
-            self.raw_state = data["raw_state"]
-
-    def __reduce_ex__(self, protocol: Any) -> Any:
-        return (_new_vst3, (), self.__getstate__())
-
-    def close(self) -> None:
-        """Release the plugin instance now (it is otherwise released when garbage-collected)."""
+    # ------------------------------------------------------------------ teardown
+    def _release(self) -> None:
         inst = self.__dict__.get("_instance")
         if inst is not None:
-            with self._lock:
-                inst.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
+            inst.close()
 
     def __repr__(self) -> str:
         return f'<stompbox.VST3Plugin "{self.name}" at {id(self):#x}>'
-
-
-def _new_vst3() -> VST3Plugin:
-    return VST3Plugin.__new__(VST3Plugin)
 
 
 def midi_controller(data: bytes) -> tuple[int, int, float] | None:

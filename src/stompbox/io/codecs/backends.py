@@ -17,14 +17,16 @@ import io
 import os
 import sys
 import threading
+import time
 from collections.abc import Iterator
+from types import FrameType
 from typing import Any
 
 import numpy as np
 
 from ..errors import AudioFileError, AudioWriteError, CorruptAudioError, TruncatedAudioWarning, UnsupportedFormatError
 from .channel_order import ffmpeg_layout, from_vorbis, is_vorbis_order, sndfile_layout, to_vorbis
-from .ogg_pages import MAX_PAGE, OggSerialRewriter, last_page_span
+from .ogg_pages import MAX_PAGE, EndedView, OggSerialRewriter, last_page_span
 
 PCM_DTYPES = {
     "PCM_S8": "int8", "PCM_U8": "int8", "PCM_16": "int16", "PCM_24": "int24", "PCM_32": "int32",
@@ -52,6 +54,10 @@ SEEK_PREROLL = 8192
 SF_COUNT_MAX = 2**63 - 1  # libsndfile's length of a stream whose length it does not know
 READ_STEP = 16384  # frames libsndfile decodes per step of a large read
 CACHE_FRAMES = 32768  # frames decoded ahead for small sequential reads (FLAC, AIFF, CAF...)
+#: sequential reads of fewer frames than this are served from a block decoded ahead (one libsndfile call for many
+#: small reads); larger ones are decoded as asked: libsndfile keeps the rest of a FLAC frame for the next read, so
+#: a run of reads decodes each frame once, where a block decoded ahead of a crop's last read is decoded in vain
+AHEAD_BELOW = 2048
 AHEAD_BYTES = 8 << 20  # the most a two-thread read-ahead block may take (PARALLEL_FRAMES of 4 channels)
 STREAMING_FRAMES = 1 << 17  # frames read in sequence after which two-thread formats decode big blocks ahead
 PARALLEL_FRAMES = 1 << 19  # a FLAC/Vorbis/Opus read (from a path) at least this long is decoded by two threads
@@ -91,11 +97,77 @@ class Decoder:
         raise NotImplementedError
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on: its affinity mask, capped by a cgroup v2 CPU quota (a container's)."""
+    try:
+        count = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        count = os.cpu_count() or 1
+    global _quota
+    if _quota is None:
+        _quota = 0
+        try:
+            with open("/sys/fs/cgroup/cpu.max") as limits:
+                quota, period = limits.read().split()[:2]
+            if quota != "max":
+                _quota = max(1, int(quota) // int(period))
+        except (OSError, ValueError):
+            pass
+    return min(count, _quota) if _quota else count
+
+
+_quota: int | None = None
+
+
+class TwoThreadPayoff:
+    """Whether decoding a long read in two threads pays, measured rather than assumed.
+
+    Two threads win on an idle second core; when that core is busy with other work (a loaded server), or the
+    process may use one CPU only, they can lose to one thread. So long reads are timed both ways, per kind of
+    stream (codec, channels, rate), and the faster way (by its smoothed seconds per frame) is taken; every
+    :data:`EXPLORE`-th long read takes the other way, so a change of load is noticed. The first long read of
+    a kind uses two threads, the second one thread; with one usable CPU, always one.
+    """
+
+    EXPLORE = 8
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cost: dict[tuple[Any, bool], float] = {}  # (kind, two threads) -> smoothed seconds per frame
+        self._reads: dict[Any, int] = {}
+
+    def choose(self, kind: Any) -> bool:
+        """Whether the next long read of ``kind`` uses two threads."""
+        if usable_cpus() < 2:
+            return False
+        with self._lock:
+            count = self._reads[kind] = self._reads.get(kind, 0) + 1
+            two, one = self._cost.get((kind, True)), self._cost.get((kind, False))
+        if two is None or one is None:
+            return two is None
+        faster = two <= one
+        return faster if count % self.EXPLORE else not faster
+
+    def record(self, kind: Any, two: bool, seconds: float, frames: int) -> None:
+        """Note that a long read of ``frames`` frames of ``kind`` took ``seconds`` in one or two threads."""
+        if frames <= 0:
+            return
+        cost = seconds / frames
+        with self._lock:
+            before = self._cost.get((kind, two))
+            self._cost[(kind, two)] = cost if before is None else 0.5 * (before + cost)
+
+
+#: The process's measure of two-thread decoding (see :class:`TwoThreadPayoff`).
+TWO_THREADS = TwoThreadPayoff()
+
+
 def read_ahead(previous: int, n: int, limit: int) -> int:
-    """How many frames to decode ahead for sequential reads of ``n`` frames: four reads' worth (at least 8192)
-    after a seek, then twice the last block, up to ``limit``. A seek followed by a few reads (a training crop)
-    decodes about what it reads; a longer run of reads soon gets whole blocks."""
-    return min(limit, 2 * previous if previous else max(4 * n, 8192))
+    """How many frames to decode ahead for sequential reads of ``n`` frames: three reads' worth (at least 8192)
+    at the second read after a seek (the first is decoded as asked), then twice the last block, up to ``limit``.
+    A seek followed by four reads (a training crop) decodes exactly what it reads (with four reads' worth, a
+    fifth of what it decoded was never read); a longer run of reads soon gets whole blocks."""
+    return min(limit, 2 * previous if previous else max(3 * n, 8192))
 
 
 def _peek(source: Any, size: int, from_end: bool = False) -> bytes:
@@ -160,6 +232,20 @@ def quiet_stderr() -> Iterator[None]:
                 _saved_stderr = None
 
 
+_NATIVE: dict[str, tuple[Any, Any, str, Any]] = {}  # dtype -> libsndfile's sf_readf_* and what calling it takes
+
+
+def _native_reader(sf: Any, dtype: str) -> tuple[Any, Any, str, Any] | None:
+    """``(sf_readf_<type>, ffi.cast, "<type> *", sf_error)`` of soundfile's libsndfile binding for ``dtype``
+    (looked up once), or None for a soundfile without one."""
+    native, ffi = getattr(sf, "_snd", None), getattr(sf, "_ffi", None)
+    if native is None or ffi is None:
+        return None
+    ctype = CTYPES[dtype]
+    found = _NATIVE[dtype] = (getattr(native, f"sf_readf_{ctype}"), ffi.cast, f"{ctype} *", native.sf_error)
+    return found
+
+
 class _TrailingJunk(Exception):
     """libsndfile's MP3 decoder failed after the start of the stream (see :meth:`SoundfileDecoder._read_to_junk`)."""
 
@@ -167,7 +253,10 @@ class _TrailingJunk(Exception):
 class SoundfileDecoder(Decoder):
     """libsndfile through soundfile."""
 
-    def __init__(self, source: Any, name: str) -> None:
+    #: a view of a path that was opened for this decoder alone, closed with it (set by codec_choice when it is)
+    _owned_source: EndedView
+
+    def __init__(self, source: Any, name: str, quiet: bool = True) -> None:
         import soundfile as sf
 
         self._sf = sf
@@ -176,7 +265,8 @@ class SoundfileDecoder(Decoder):
         self._trap = _WriteErrorTrap(source) if not isinstance(source, str) else None
         self._path = source if isinstance(source, str) else None
         try:
-            with quiet_stderr():  # mpg123 notes what it finds in an MP3's first frames on stderr
+            # mpg123 notes what it finds in an MP3's first frames on stderr (``quiet``: the file may be one)
+            with quiet_stderr() if quiet else contextlib.nullcontext():
                 self._file = sf.SoundFile(self._trap if self._trap is not None else source, "r")
         except (sf.LibsndfileError, RuntimeError, TypeError) as exc:
             self._check_source()
@@ -192,6 +282,11 @@ class SoundfileDecoder(Decoder):
         self.subtype = str(info.subtype)
         self.position = 0
         self.file_dtype = PCM_DTYPES.get(self.subtype, "float32")
+        # FLAC's integers are read as floats holding the integers themselves (libsndfile's float normalisation
+        # off): its float read copies a decoded frame in one pass, and the float-to-float scaling that follows is
+        # ~5% cheaper than reading shorts and converting them; float32(k) * scale either way (|k| < 2**24)
+        self._float_ints = self.format_name == "FLAC" and self.file_dtype in ("int8", "int16", "int24")
+        self._unnormalised(self._file)
         self.channel_layout = sndfile_layout(info, self.format_name, self.subtype, self._flac_head(source))
         if self.format_name in ("AIFF", "CAF") and self.num_channels > 2:  # their layout tags, as FFmpeg reads them
             self.channel_layout = ffmpeg_layout(source) or self.channel_layout
@@ -274,6 +369,16 @@ class SoundfileDecoder(Decoder):
             return False
         return self.frames > (size // 6 + 1) * 65535
 
+    def _unnormalised(self, file: Any) -> None:
+        """Make a FLAC handle's float reads give the integers themselves (see ``_float_ints``)."""
+        if not self._float_ints:
+            return
+        native = getattr(self._sf, "_snd", None)
+        if native is None or not hasattr(self._sf, "_ffi"):  # another soundfile: its reads stay normalised
+            self._float_ints = False
+            return
+        native.sf_command(file._file, SFC_SET_NORM_FLOAT, self._sf._ffi.NULL, 0)  # SF_FALSE
+
     def _flac_head(self, source: Any) -> bytes:
         """The start of a FLAC file of more than two channels, where a channel-mask comment may be."""
         if self.format_name != "FLAC" or self.num_channels <= 2:
@@ -308,18 +413,20 @@ class SoundfileDecoder(Decoder):
         """
         sf = self._sf
         file = self._file if file is None else file
-        native = getattr(sf, "_snd", None)
-        if native is None or not hasattr(sf, "_ffi"):  # another soundfile: its public read
-            data = file.read(n, dtype=dtype, always_2d=True)
-            return from_vorbis(data) if self._vorbis_order else data
+        native = _NATIVE.get(dtype)
+        if native is None:
+            native = _native_reader(sf, dtype)
+            if native is None:  # another soundfile: its public read
+                data = file.read(n, dtype=dtype, always_2d=True)
+                return from_vorbis(data) if self._vorbis_order else data
         file._check_if_closed()
         out = np.empty((n, self.num_channels), dtype)
         if n == 0:
             return out
-        ctype = CTYPES[dtype]
+        readf, cast, pointer, error = native
         handle = file._file
-        got = getattr(native, f"sf_readf_{ctype}")(handle, sf._ffi.cast(f"{ctype} *", out.ctypes.data), n)
-        code = native.sf_error(handle)
+        got = readf(handle, cast(pointer, out.ctypes.data), n)
+        code = error(handle)
         if code and self.format_name == "MP3" and file is self._file and self.position:
             raise _TrailingJunk(code)
         if code:
@@ -452,12 +559,13 @@ class SoundfileDecoder(Decoder):
     def _reopen(self, frame: int) -> None:
         """A fresh libsndfile handle, at ``frame``."""
         self._file.close()
-        source = self._path
+        source: str | _WriteErrorTrap | None = self._path
         if source is None:
             self._trap._file.seek(0)  # type: ignore[union-attr]
             source = self._trap
         with quiet_stderr():
             self._file = self._sf.SoundFile(source, "r")
+        self._unnormalised(self._file)
         self._cache = None
         if frame:
             try:
@@ -516,7 +624,7 @@ class SoundfileDecoder(Decoder):
         sequential = self.position == self._last_end
         streaming = self._streams and sequential and self._in_sequence >= STREAMING_FRAMES
         limit = PARALLEL_FRAMES if streaming else CACHE_FRAMES
-        if n < max(CACHE_FRAMES, limit // 4) and (self._cacheable or streaming) and sequential:
+        if (n < AHEAD_BELOW and self._cacheable or streaming and n < limit // 4) and sequential:
             start = self.position  # small sequential reads: decode ahead, serve slices
             ahead = self._ahead = PARALLEL_FRAMES if streaming else read_ahead(self._ahead, n, CACHE_FRAMES)
             block = self._decode(ahead)
@@ -543,11 +651,23 @@ class SoundfileDecoder(Decoder):
         # 8- and 24-bit samples in the top bits of int16/int32, so the scale is divided by that shift (a power
         # of two: the product rounds exactly as float32(k) * scale would). Large reads go through a small
         # scratch block (stays in the CPU cache), converted and de-interleaved into the result.
-        container = INT_READ_DTYPE.get(self.file_dtype, "float32")
-        scale = READ_SCALE.get(self.file_dtype)
+        scale: np.float32 | None
+        if self._float_ints:  # the integers as floats (see __init__)
+            container, scale = "float32", PCM_READ_SCALE[self.file_dtype]
+        else:
+            container, scale = INT_READ_DTYPE.get(self.file_dtype, "float32"), READ_SCALE.get(self.file_dtype)
         remaining = self.frames - self.position
         if self._path is not None and self._parallel and self.exact and min(n, remaining) >= PARALLEL_FRAMES:
-            return self._read_in_two_threads(n, container, scale)
+            # a long read: in two threads where that has paid lately (TWO_THREADS measures both ways)
+            kind = (self.subtype, self.num_channels, self.samplerate)
+            two = TWO_THREADS.choose(kind)
+            began = time.perf_counter()
+            out = self._read_in_two_threads(n, container, scale) if two else self._decode_serial(n, container, scale)
+            TWO_THREADS.record(kind, two, time.perf_counter() - began, out.shape[1])
+            return out
+        return self._decode_serial(n, container, scale)
+
+    def _decode_serial(self, n: int, container: str, scale: Any) -> np.ndarray:
         # read(len + 1000) must not allocate for the frames that are not there: size the result by the length
         # (plus a step, should the header understate it), and grow it in the rare case that more comes.
         size = min(n, max(0, self.frames - self.position) + READ_STEP) if self.exact else n
@@ -587,6 +707,7 @@ class SoundfileDecoder(Decoder):
         def first_half() -> None:
             try:
                 with self._sf.SoundFile(self._path, "r") as other:
+                    self._unnormalised(other)
                     at = start if not self._compressed else self._preroll_start(start)
                     other.seek(at)
                     while at < start:  # the same pre-roll as seek(): exactly a linear decode's samples
@@ -772,7 +893,9 @@ class AvDecoder(Decoder):
         # Integer PCM and lossless codecs decode to integers: scale them as libsndfile-read files are scaled.
         self.file_dtype, self._sample_format = self._integer_format(stream.codec_context)
         self._scale = READ_SCALE.get(self.file_dtype)
-        self._start_seconds = float(stream.start_time * stream.time_base) if stream.start_time else 0.0
+        time_base = stream.time_base
+        assert time_base is not None  # (an audio stream's is set)
+        self._start_seconds = float(stream.start_time * time_base) if stream.start_time else 0.0
         self._declared: int | None = None  # a length the container's header states, in milliseconds
         self._last_stamp: int | None = None  # where the last decoded frame ends by its timestamp
         self.frames, self.exact = self._length()
@@ -1011,7 +1134,9 @@ class AvDecoder(Decoder):
             self._container = self._av.open(self._source, "r")
             self._stream = stream = self._container.streams.audio[0]
             if target_seconds > 0:
-                timestamp = int((target_seconds + self._start_seconds) / float(stream.time_base))
+                time_base = stream.time_base
+                assert time_base is not None  # (an audio stream's is set)
+                timestamp = int((target_seconds + self._start_seconds) / float(time_base))
                 self._container.seek(timestamp, backward=True, any_frame=False, stream=stream)
         except self._av.error.FFmpegError as exc:
             raise CorruptAudioError(f"Could not seek in the audio data: {exc}") from exc
@@ -1048,7 +1173,7 @@ def _caller_level() -> int:
     """The ``stacklevel`` of the first caller outside stompbox (the user's line that opened or read the file)."""
     import sys
 
-    frame = sys._getframe(2)  # warn_truncated's caller
+    frame: FrameType | None = sys._getframe(2)  # warn_truncated's caller
     level = 2
     while frame is not None and frame.f_globals.get("__name__", "").startswith("stompbox"):
         frame = frame.f_back
@@ -1070,7 +1195,7 @@ class _HeadRecorder:
         self.head = b""
 
     def read(self, size: int = -1) -> bytes:
-        data = self._file.read(size)
+        data: bytes = self._file.read(size)
         if len(self.head) < self.LIMIT and data:
             self.head += bytes(data[: self.LIMIT - len(self.head)])
         return data
@@ -1112,6 +1237,8 @@ def _pcm_cut(log: str) -> tuple[int, int] | None:
     """(bytes declared, bytes present) when libsndfile's log of an uncompressed file's header says its audio
     chunk (or, failing that, the whole file) is longer than the file holds: a truncated file, which libsndfile
     reads to its end without a word."""
+    if "should be" not in log:  # libsndfile notes every size it finds wrong so
+        return None
     import re
 
     found = {name: (int(a), int(b)) for name, a, b in re.findall(r"(\w[\w ]*?) *: *(\d+) \(should be (\d+)\)", log)}
@@ -1167,7 +1294,8 @@ def quantize(data: np.ndarray, file_dtype: str) -> np.ndarray:
             np.copyto(ints, other, where=miss & (back == data))
     if shift:
         ints <<= shift
-    return ints
+    result: np.ndarray = ints
+    return result
 
 
 class Encoder:
@@ -1202,7 +1330,11 @@ class Encoder:
 
 SF_FORMATS = {"wav": "WAV", "aiff": "AIFF", "flac": "FLAC", "ogg": "OGG", "opus": "OGG"}  # MP3: io/codecs/mp3_writer.py
 WRITE_CHUNK = 32768  # frames per libsndfile write: a single large Vorbis write crashes libvorbis
+#: bytes buffered by Python before a write system call, for the files libsndfile writes through us (it hands over
+#: each Ogg page as two small writes: with the default 8 kB buffer, about one system call per page)
+_FILE_BUFFER = 1 << 18
 SFC_SET_ADD_PEAK_CHUNK = 0x1050  # sndfile.h
+SFC_SET_NORM_FLOAT = 0x1013  # sndfile.h: float reads of integer formats scaled to [-1, 1) (SF_TRUE) or not
 
 
 def plain_io(file: Any) -> bool:
@@ -1452,7 +1584,7 @@ class SoundfileEncoder(Encoder):
         self._owned: Any = None
         self._pages: OggSerialRewriter | None = None
         if isinstance(target, str):
-            target = self._owned = open(target, "w+b")  # noqa: SIM115 - closed by close()
+            target = self._owned = open(target, "w+b", buffering=_FILE_BUFFER)  # noqa: SIM115 - closed by close()
         if fmt == "OGG":
             target = self._pages = OggSerialRewriter(target)
         self._trap = _WriteWindow(target)
@@ -1496,6 +1628,10 @@ class SoundfileEncoder(Encoder):
         # libsndfile writes nothing at all for a FLAC file without frames, and an unreadable Opus file.
         self._needs_a_frame = fmt == "FLAC" or settings.subtype == "OPUS"
         self._flac = fmt == "FLAC"
+        # Vorbis and Opus take float samples: write() is handed the caller's samples (any layout, unclipped) and
+        # clips each step into one reused interleaved buffer (a whole-array copy was an extra pass over memory)
+        self.takes_raw_floats = fmt == "OGG" and not self._integer
+        self._scratch = np.empty((0, num_channels), np.float32)
 
     def _check_target(self) -> None:
         if self._trap.error is not None:
@@ -1517,11 +1653,31 @@ class SoundfileEncoder(Encoder):
 
     def write(self, block: np.ndarray) -> None:
         frames = block.shape[0]
+        if self.takes_raw_floats:
+            for start in range(0, frames, WRITE_CHUNK):
+                self._sndfile(self._file.write, self._clipped(block[start : start + WRITE_CHUNK]))
+            self._written += frames
+            return
         if self._vorbis_order:
             block = to_vorbis(block)
         for start in range(0, frames, WRITE_CHUNK):
             self._sndfile(self._file.write, block[start : start + WRITE_CHUNK])
         self._written += frames
+
+    def _clipped(self, part: np.ndarray) -> np.ndarray:
+        """``part`` (``(n, channels)``, any layout and float type) clipped to [-1, 1] as float32, interleaved in
+        the scratch buffer (in Vorbis channel order when the file needs it): what lossy encoders are given."""
+        n = part.shape[0]
+        if self._scratch.shape[0] < n:
+            self._scratch = np.empty((max(n, WRITE_CHUNK), part.shape[1]), np.float32)
+        out = self._scratch[:n]
+        if part.dtype == np.float32 and part.strides[0] == 4 and part.shape[1] > 1:
+            for channel in range(part.shape[1]):  # rows of a channels-first array: read along each row
+                out[:, channel] = part[:, channel]
+            np.clip(out, -1.0, 1.0, out=out)
+        else:
+            np.clip(part, -1.0, 1.0, out=out)
+        return to_vorbis(out) if self._vorbis_order else out
 
     def flush(self) -> None:
         self._sndfile(self._file.flush)

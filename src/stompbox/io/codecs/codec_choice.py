@@ -113,14 +113,14 @@ def _faster(decoder: SoundfileDecoder, source: Any, name: str = "") -> Decoder:
     return decoder
 
 
-def _cut_ogg(source: Any) -> tuple[int, int, bytes] | None:
-    """:func:`stompbox.io.codecs.ogg_pages.cut_short` of a path or a seekable file-like."""
+def _cut_ogg(source: Any, head: bytes) -> tuple[int, int, bytes] | None:
+    """:func:`stompbox.io.codecs.ogg_pages.cut_short` of a path or a seekable file-like whose first 64 bytes are
+    ``head``."""
     from .ogg_pages import MAX_PAGE, cut_short
 
+    if head[:4] != b"OggS":
+        return None
     try:
-        head = _peek(source, 64)
-        if head[:4] != b"OggS":
-            return None
         tail = _peek(source, 2 * MAX_PAGE, from_end=True)
         size = os.path.getsize(source) if isinstance(source, str) else _size(source)
     except (OSError, AttributeError, ValueError):
@@ -180,15 +180,32 @@ def _warn_if_caf_cut(decoder: Decoder, source: Any) -> None:
         at += 12 + length
 
 
+def _never_mp3(head: bytes) -> bool:
+    """Whether a file starting with ``head`` is surely not decoded by mpg123 (a FLAC, an Ogg, an AIFF, a PCM or
+    float WAV): libsndfile opens it without the stderr redirection that MP3s need (:func:`quiet_stderr`)."""
+    if head[:4] in (b"fLaC", b"OggS", b"FORM"):
+        return True
+    # a RIFF WAVE whose first chunk is ``fmt `` with format tag PCM (1) or IEEE float (3), also as the sub-format
+    # of WAVE_FORMAT_EXTENSIBLE (0xFFFE), whose GUID starts with the tag
+    if head[:4] != b"RIFF" or head[8:16] != b"WAVEfmt ":
+        return False
+    tag = head[20:22] if head[20:22] != b"\xfe\xff" else head[44:46]
+    return tag in (b"\x01\x00", b"\x03\x00")
+
+
 def open_decoder(source: Any, name: str, seekable: bool = True) -> Decoder:
     """The decoder for ``source``: content decides (libsndfile first, FFmpeg for the rest)."""
     errors = []
     if seekable:
-        cut = _cut_ogg(source)
+        try:
+            head = _peek(source, 64)
+        except (OSError, AttributeError, ValueError):
+            head = b""
+        cut = _cut_ogg(source, head)
         if cut is not None:
             return _open_cut_ogg(source, name, *cut)
         try:
-            return _faster(SoundfileDecoder(source, name), source, name)
+            return _faster(SoundfileDecoder(source, name, quiet=not _never_mp3(head)), source, name)
         except UnsupportedFormatError as exc:
             errors.append(str(exc))
             if hasattr(source, "seek"):

@@ -19,7 +19,7 @@ _RATES = {3: (44100, 48000, 32000), 2: (22050, 24000, 16000), 0: (11025, 12000, 
 CHAIN = 4
 
 
-def frame_length(data: bytes, at: int) -> int:
+def frame_length(data: bytes | bytearray, at: int) -> int:
     """The length in bytes of the Layer III frame whose header starts at byte ``at``, or 0 if none does."""
     if at + 4 > len(data) or data[at] != 0xFF or data[at + 1] & 0xE0 != 0xE0:
         return 0

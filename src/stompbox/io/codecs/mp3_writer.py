@@ -50,28 +50,47 @@ def lame_encoder(samplerate: int, num_channels: int, vbr_level: float | None = N
 
 
 def pcm16(frames_last: np.ndarray) -> bytes:
-    """``(frames, channels)`` float samples as the interleaved little-endian 16-bit PCM LAME takes (NaN becomes
-    silence, infinities full scale, as a float encoder would clip them)."""
-    clean = np.nan_to_num(frames_last, nan=0.0, posinf=1.0, neginf=-1.0)
-    np.clip(clean, -1.0, 1.0, out=clean)
-    clean *= 32767.0
+    """``(frames, channels)`` float samples, of any memory layout, as the interleaved little-endian 16-bit PCM LAME
+    takes: ``rint(clip(float32(x) * 32767, -32767, 32767))``, NaN as silence (infinities full scale, as a float
+    encoder would clip them). Worked along each channel's samples (contiguous in a channels-first array) and
+    interleaved last, as 16-bit integers (half the bytes of floats to move)."""
+    rows = frames_last.T
+    scaled = np.multiply(rows, np.float32(32767.0), dtype=np.float32)
+    np.clip(scaled, -32767.0, 32767.0, out=scaled)
+    if np.isnan(np.add.reduce(scaled, axis=None)):  # NaN survives the clip (a sum is NaN if any sample is)
+        np.nan_to_num(scaled, copy=False, nan=0.0)
+    quantized = np.empty(scaled.shape, "<i2")
+    np.rint(scaled, out=quantized, casting="unsafe")
+    if quantized.shape[0] == 1:
+        return quantized.tobytes()
     pcm = np.empty(frames_last.shape, "<i2")
-    np.rint(clean, out=pcm, casting="unsafe")
+    for channel, row in enumerate(quantized):
+        pcm[:, channel] = row
     return pcm.tobytes()
 
 
+_CRC16_TABLE: list[int] = []
+
+
 def _crc16(data: bytes) -> int:
-    """CRC-16 (polynomial 0x8005, reflected, initial 0) as the LAME tag uses it."""
+    """CRC-16 (polynomial 0x8005, reflected, initial 0) as the LAME tag uses it (table-driven)."""
+    if not _CRC16_TABLE:
+        for byte in range(256):
+            crc = byte
+            for _ in range(8):
+                crc = (crc >> 1) ^ 0xA001 if crc & 1 else crc >> 1
+            _CRC16_TABLE.append(crc)
     crc = 0
     for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0xA001 if crc & 1 else crc >> 1
+        crc = (crc >> 8) ^ _CRC16_TABLE[(crc ^ byte) & 0xFF]
     return crc
 
 
 class LameEncoder(Encoder):
     """An MP3 writer for a path or a file-like object (from its position on)."""
+
+    #: ``write`` takes float samples of any layout, unclipped: :func:`pcm16` clips and quantises them in one go
+    takes_raw_floats = True
 
     def __init__(self, target: Any, settings: Any, samplerate: int, num_channels: int) -> None:
         self._rate = samplerate
@@ -169,7 +188,7 @@ class LameEncoder(Encoder):
         self._pending = data[at:]
 
     def write(self, block: np.ndarray) -> None:
-        """Append ``(frames, channels)`` float32 samples in [-1, 1]."""
+        """Append ``(frames, channels)`` float samples (any memory layout; clipped to [-1, 1] here)."""
         for start in range(0, block.shape[0], _CHUNK):
             part = block[start : start + _CHUNK]
             self._audio(bytes(self._encoder.encode(pcm16(part))))

@@ -20,16 +20,18 @@ import os
 import struct
 import sys
 import threading
+import time
 from typing import Any
 
 import numpy as np
 
 from ..._base import jit
 from ..helper_thread import helper
+from . import backends
 from .backends import PCM_READ_SCALE, Decoder, SoundfileDecoder, plain_io, read_ahead
 
 # libsndfile subtype -> (WAVE format tag, bits per sample, NumPy dtype of a stored sample; None for 24-bit)
-_SUBTYPES = {
+_SUBTYPES: dict[str, tuple[int, int, np.dtype[Any] | None]] = {
     "PCM_U8": (1, 8, np.dtype(np.uint8)),
     "PCM_16": (1, 16, np.dtype("<i2")),
     "PCM_24": (1, 24, None),
@@ -59,6 +61,15 @@ def _words(count: int) -> np.ndarray:
     return buffer[:count]
 
 
+def _scratch_bytes(count: int) -> np.ndarray:
+    """A uint8 buffer of ``count`` bytes for the file's bytes of one step, kept per thread (a reader allocating
+    its own 256 kB on open paid for it in page faults: opening a file and reading a crop took a third longer)."""
+    buffer = getattr(_LOCAL, "scratch", None)
+    if buffer is None or buffer.size < count:
+        buffer = _LOCAL.scratch = np.empty(count, np.uint8)
+    return buffer[:count]
+
+
 def _int24(raw: np.ndarray) -> np.ndarray:
     """The sign-extended values of packed little-endian 24-bit samples, as int32.
 
@@ -69,13 +80,14 @@ def _int24(raw: np.ndarray) -> np.ndarray:
     count = raw.size // 3
     if not _LITTLE_ENDIAN:  # pragma: no cover - the byte columns, on a big-endian machine
         b = raw.reshape(count, 3).astype(np.int32)
-        return ((b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)) << 8) >> 8  # type: ignore[no-any-return]
+        return ((b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)) << 8) >> 8
     buffer = getattr(_LOCAL, "bytes24", None)
     if buffer is None or buffer.size < raw.size + 1:
         buffer = _LOCAL.bytes24 = np.empty(raw.size + 1, np.uint8)
     buffer[1 : raw.size + 1] = raw
     words = np.ndarray((count,), np.int32, buffer, 0, (3,))
-    return np.right_shift(words, 8)
+    result: np.ndarray = np.right_shift(words, 8)
+    return result
 
 
 def _use_kernels() -> bool:
@@ -166,7 +178,7 @@ class PcmWavDecoder(Decoder):
         if isinstance(source, str):
             self._fd = os.open(source, os.O_RDONLY | getattr(os, "O_BINARY", 0))
             size = os.fstat(self._fd).st_size
-            head = os.pread(self._fd, 1 << 16, 0)
+            head = os.pread(self._fd, 4096, 0)  # the header of a usual file; 64 kB below, if not
         elif isinstance(source, io.BytesIO):
             self._bytes_io = source
             view = source.getbuffer()
@@ -186,6 +198,8 @@ class PcmWavDecoder(Decoder):
         else:
             return
         parsed = parse_riff(bytes(head), size)
+        if parsed is None and self._fd is not None and len(head) == 4096:
+            parsed = parse_riff(os.pread(self._fd, 1 << 16, 0), size)
         if parsed is None:
             return
         file_tag, channels, file_bits, offset, data_bytes = parsed
@@ -200,8 +214,10 @@ class PcmWavDecoder(Decoder):
         self._scale = float(PCM_READ_SCALE[self.file_dtype]) if tag == 1 else 1.0
         self._bias = 128.0 if bits == 8 else 0.0
         self._kernels: Any = None
+        # a read at a seek converts with one NumPy call, the last branch of _convert_numpy (same samples), while
+        # Numba is not loaded: float32 scale for integer PCM, None for 8-bit (biased) and 24-bit (unpacked)
+        self._small_scale = None if dtype is None or bits == 8 else np.float32(self._scale)
         self._step = max(1, SCRATCH_BYTES // self._block)
-        self._scratch = np.empty(self._step * self._block, np.uint8)
         self._cache_frames = max(1, CACHE_BYTES // (4 * channels))
         self._cache = np.empty((channels, 0), np.float32)
         self._cache_start = 0
@@ -210,6 +226,11 @@ class PcmWavDecoder(Decoder):
         self._ok = True
 
     # ------------------------------------------------------------------ bytes
+    @property
+    def _scratch(self) -> np.ndarray:
+        """This thread's buffer for the file's bytes of one step."""
+        return _scratch_bytes(self._step * self._block)
+
     def _load(self, frame: int, count: int, scratch: np.ndarray | None = None) -> tuple[np.ndarray, Any]:
         """The file's bytes of ``count`` frames from ``frame`` (fewer if the file is shorter than it claimed),
         as a uint8 array, plus the object to keep alive while using it. ``scratch``: the buffer to read into
@@ -223,7 +244,7 @@ class PcmWavDecoder(Decoder):
             have -= have % self._block
             return np.frombuffer(view, np.uint8, have, start) if have else scratch[:0], view
         buffer = scratch if want <= scratch.size else np.empty(want, np.uint8)
-        target = memoryview(buffer)[:want]
+        target = buffer.data[:want]
         if self._fd is not None:
             got = os.preadv(self._fd, [target], start)
             while 0 < got < want:  # a short read before the end of the file: keep going
@@ -294,10 +315,21 @@ class PcmWavDecoder(Decoder):
 
         A long read with the NumPy conversion (which is memory-bound, about 2.5 times slower than the compiled
         one) from a path or a BytesIO (read at explicit offsets, so two threads can) decodes its second half on
-        a helper thread: NumPy and ``preadv`` release the GIL."""
+        a helper thread: NumPy and ``preadv`` release the GIL, while that pays (:class:`backends.TwoThreadPayoff`:
+        not when the second core is busy with other work, or the process may use one CPU only)."""
         n = out.shape[1]
         if n < 2 * PARALLEL_FRAMES or self._file is not None or self._kernels is not None or _use_kernels():
             return self._decode_range(out, frame, self._scratch)
+        kind = ("WAV", self.subtype, self.num_channels)
+        two = backends.TWO_THREADS.choose(kind)
+        began = time.perf_counter()
+        done = self._decode_halves(out, frame) if two else self._decode_range(out, frame, self._scratch)
+        backends.TWO_THREADS.record(kind, two, time.perf_counter() - began, done)
+        return done
+
+    def _decode_halves(self, out: np.ndarray, frame: int) -> int:
+        """:meth:`_decode_into` with the second half decoded on the helper thread."""
+        n = out.shape[1]
         half = n // 2
         second = helper().submit(
             self._decode_range, out[:, half:], frame + half, np.empty_like(self._scratch), alone=False
@@ -345,6 +377,24 @@ class PcmWavDecoder(Decoder):
                 cache = self._cache = cache[:, :got]
             self._cache_start = position
             out = cache[:, :n].copy()
+        elif n <= self._step and self._fd is not None:  # one read of the file and one conversion (a crop, a seek)
+            want = n * self._block
+            raw = _scratch_bytes(want)
+            got = os.preadv(self._fd, [raw.data], self._offset + position * self._block)
+            out = np.empty((self.num_channels, n), np.float32)
+            if got == want and self._small_scale is not None and self._kernels is None and not _use_kernels():
+                assert self._dtype is not None  # (a scale for small reads is set for the dtypes NumPy reads)
+                samples = raw.view(self._dtype).reshape(n, self.num_channels).T
+                if self._scale != 1.0:
+                    np.multiply(samples, self._small_scale, out=out, casting="unsafe")
+                else:
+                    np.copyto(out, samples, casting="unsafe")
+            elif got == want:
+                self._convert(raw, out, 0)
+            else:  # a short read: the general path, which retries and stops at the file's real end
+                got = self._decode_into(out, position)
+                if got < n:
+                    out = out[:, :got].copy()
         else:
             out = np.empty((self.num_channels, n), np.float32)
             got = self._decode_into(out, position)

@@ -182,7 +182,7 @@ class WavEncoder(Encoder):
         if block.shape[0] == 0:
             return
         data = self._encode(block)
-        self._write_all(memoryview(data).cast("B"))
+        self._write_all(data.data.cast("B"))
         self._frames += block.shape[0]
         self._data_bytes += data.nbytes
 
