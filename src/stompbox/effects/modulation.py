@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.jit import Number, kernel
+from ..core.jit import Integer, Number, kernel
 from ..core.params import Param
 from ..core.plan import PlanStep
 from ..core.plugin import Plugin
@@ -245,7 +245,8 @@ class _Modulation(Plugin, block_invariant=True):
 
     @property
     def _scratch(self) -> np.ndarray:
-        return self._work[0]
+        row: np.ndarray = self._work[0]
+        return row
 
     @property
     def _wet(self) -> np.ndarray:
@@ -430,7 +431,7 @@ def _phaser_kernel(
     g_start = gstate[0]
     g_now = g_start
     for c in range(channels):
-        counter = counter0
+        counter: Integer = counter0
         k = 0
         g_now = g_start
         fb_state = last[c]

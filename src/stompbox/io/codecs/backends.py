@@ -651,6 +651,7 @@ class SoundfileDecoder(Decoder):
         # 8- and 24-bit samples in the top bits of int16/int32, so the scale is divided by that shift (a power
         # of two: the product rounds exactly as float32(k) * scale would). Large reads go through a small
         # scratch block (stays in the CPU cache), converted and de-interleaved into the result.
+        scale: np.float32 | None
         if self._float_ints:  # the integers as floats (see __init__)
             container, scale = "float32", PCM_READ_SCALE[self.file_dtype]
         else:
@@ -1194,11 +1195,10 @@ class _HeadRecorder:
         self.head = b""
 
     def read(self, size: int = -1) -> bytes:
-        data = self._file.read(size)
+        data: bytes = self._file.read(size)
         if len(self.head) < self.LIMIT and data:
             self.head += bytes(data[: self.LIMIT - len(self.head)])
-        result: bytes = data
-        return result
+        return data
 
     def seekable(self) -> bool:
         return False
