@@ -165,10 +165,10 @@ def test_compiled_plan_gives_the_same_samples(name, settings, change):
         np.testing.assert_array_equal(stepper.block(block), expected)
 
 
-@pytest.mark.parametrize("channels", [3, 4, 5])
-def test_reverb_on_channel_pairs_runs_each_pair_s_steps_on_its_rows(channels):
+@pytest.mark.parametrize(("channels", "compiled"), [(3, False), (4, False), (5, False), (4, True)])
+def test_reverb_on_channel_pairs_runs_each_pair_s_steps_on_its_rows(channels, compiled):
     x = _signal(channels)
-    stepper = _Stepper(stompbox.Reverb(room_size=0.7), channels)
+    stepper = _Stepper(stompbox.Reverb(room_size=0.7), channels, compiled=compiled)
     assert [step.rows for step in stepper.steps] == [(k, min(k + 2, channels)) for k in range(0, channels, 2)]
     reference = stompbox.Reverb(room_size=0.7)
     out, expected = [], []

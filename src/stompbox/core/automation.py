@@ -216,15 +216,14 @@ class Envelope(Automation):
         span = t1 - t0
         with np.errstate(divide="ignore", invalid="ignore"):
             frac = np.clip(np.where(span > 0, (t - t0) / np.where(span > 0, span, 1.0), 1.0), 0.0, 1.0)
-            out = v0 + (v1 - v0) * frac
+            out: np.ndarray = v0 + (v1 - v0) * frac
             if self._exp.any():
                 e = self._exp[k]
                 if e.any():
                     out[e] = v0[e] * np.power(v1[e] / v0[e], frac[e])
         out[t < times[0]] = values[0]
         out[t >= times[-1]] = values[-1]
-        result: np.ndarray = out
-        return result
+        return out
 
     def bounds(self) -> tuple[float, float]:
         return float(self.values.min()), float(self.values.max())

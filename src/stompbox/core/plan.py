@@ -51,6 +51,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from .._base.errors import StompboxError
+
 if TYPE_CHECKING:
     from .plugin import Plugin
 
@@ -128,7 +130,7 @@ _DTYPES = {
 MAX_CHECKED_OWNERS = 63
 
 
-class PlanError(TypeError):
+class PlanError(StompboxError, TypeError):
     """A step does not follow the protocol (an argument that is not a C-contiguous array of a known dtype)."""
 
 

@@ -238,20 +238,27 @@ def _dynamics(
             _gain_row(block[c, start:stop], ratio[c], exponent, above, wide)
 
 
-@kernel
-def _compressor_kernel(
-    block: np.ndarray, state: np.ndarray, coef: np.ndarray, ratio: np.ndarray, wide: np.ndarray
-) -> None:  # pragma: no cover - compiled
-    """The Compressor's step: peak envelope of the block itself, gain above the threshold."""
-    _dynamics(block, block, state, coef, ratio, wide, False, True)
+#: the float64 memory of a dynamics plugin's step: coefficients (10: one stage's 5, or the Limiter's two stages),
+#: the Limiter's output gain ramp (4), then the envelope state (2 rows per stage, one column per channel)
+_COEF, _GAIN_RAMP, _STATE = 0, 10, 14
 
 
 @kernel
-def _gate_kernel(
-    block: np.ndarray, state: np.ndarray, coef: np.ndarray, ratio: np.ndarray, wide: np.ndarray
-) -> None:  # pragma: no cover - compiled
-    """The NoiseGate's step: RMS-then-peak envelope of the block itself, gain below the threshold."""
-    _dynamics(block, block, state, coef, ratio, wide, True, False)
+def _compressor_kernel(block: np.ndarray, mem: np.ndarray, scratch: np.ndarray) -> None:  # pragma: no cover
+    """The Compressor's step: peak envelope of the block itself, gain above the threshold. ``mem`` is laid out
+    as ``_COEF``/``_GAIN_RAMP``/``_STATE`` say; ``scratch`` float32 ``(channels + 4, TILE)``."""
+    channels = block.shape[0]
+    state = mem[_STATE : _STATE + 2 * channels].reshape((2, channels))
+    _dynamics(block, block, state, mem[_COEF : _COEF + 5], scratch[:channels], scratch[channels:], False, True)
+
+
+@kernel
+def _gate_kernel(block: np.ndarray, mem: np.ndarray, scratch: np.ndarray) -> None:  # pragma: no cover
+    """The NoiseGate's step: RMS-then-peak envelope of the block itself, gain below the threshold (arrays as
+    for :func:`_compressor_kernel`)."""
+    channels = block.shape[0]
+    state = mem[_STATE : _STATE + 2 * channels].reshape((2, channels))
+    _dynamics(block, block, state, mem[_COEF : _COEF + 5], scratch[:channels], scratch[channels:], True, False)
 
 
 @kernel
@@ -332,14 +339,17 @@ def _ramp_and_clip(block: np.ndarray, state: np.ndarray) -> None:  # pragma: no 
 
 
 @kernel
-def _limiter_kernel(
-    block: np.ndarray, state: np.ndarray, coef: np.ndarray, gain_state: np.ndarray, ratio: np.ndarray, wide: np.ndarray
-) -> None:  # pragma: no cover - compiled
-    """The Limiter's step: two compressor stages (``state`` rows 0-1 and 2-3, ``coef[0:5]`` and ``coef[5:10]``,
-    see :func:`_dynamics`), then the makeup gain ramp and the clip (:func:`_ramp_and_clip`)."""
-    _dynamics(block, block, state[0:2], coef[0:5], ratio, wide, False, True)
-    _dynamics(block, block, state[2:4], coef[5:10], ratio, wide, False, True)
-    _ramp_and_clip(block, gain_state)
+def _limiter_kernel(block: np.ndarray, mem: np.ndarray, scratch: np.ndarray) -> None:  # pragma: no cover
+    """The Limiter's step: two compressor stages (their coefficients ``mem[0:5]`` and ``mem[5:10]``, their
+    envelope states the first and second pair of state rows, see :func:`_dynamics`), then the makeup gain ramp
+    and the clip (:func:`_ramp_and_clip`)."""
+    channels = block.shape[0]
+    state = mem[_STATE : _STATE + 4 * channels].reshape((4, channels))
+    ratio = scratch[:channels]
+    wide = scratch[channels:]
+    _dynamics(block, block, state[0:2], mem[0:5], ratio, wide, False, True)
+    _dynamics(block, block, state[2:4], mem[5:10], ratio, wide, False, True)
+    _ramp_and_clip(block, mem[_GAIN_RAMP : _GAIN_RAMP + 4])
 
 
 class _Dynamics(Plugin, block_invariant=True):
@@ -388,16 +398,31 @@ class _Dynamics(Plugin, block_invariant=True):
         self._sr = sample_rate
         self._channels = num_channels
         # envelope state, float64 (rows, channels): peak envelope and RMS state (twice for the Limiter)
-        self._state = np.zeros((self._STATE_ROWS, num_channels), np.float64)
-        self._coef = np.zeros(self._COEF_SIZE, np.float64)  # written in place by _update
-        self._ratio = np.zeros((num_channels, TILE), np.float32)  # scratch (the kernels work in tiles)
-        self._wide = np.zeros((4, TILE), np.float32)
+        # the step's two arrays (state and coefficients; scratch): views below name their parts
+        self._mem = np.zeros(_STATE + self._STATE_ROWS * num_channels, np.float64)
+        self._scratch = np.zeros((num_channels + 4, TILE), np.float32)  # (the kernels work in tiles)
         #: the plugin's one step: self._kernel(block, *self._args)
-        self._args = self._step_args()
+        self._args = (self._mem, self._scratch)
 
     _STATE_ROWS = 2
-    _COEF_SIZE = 5
     _kernel: Any = None
+
+    # views of the step's arrays (properties, so that a pickled plugin's views still share its arrays)
+    @property
+    def _coef(self) -> np.ndarray:
+        """Coefficients, float64: attack, release, RMS release, 1 / threshold, exponent (twice for the Limiter),
+        written in place by ``_update``."""
+        return self._mem[_COEF:_GAIN_RAMP]
+
+    @property
+    def _gain_state(self) -> np.ndarray:
+        """The Limiter's output gain: current, target, step, remaining ramp samples."""
+        return self._mem[_GAIN_RAMP:_STATE]
+
+    @property
+    def _state(self) -> np.ndarray:
+        """Envelope state, float64 ``(rows, channels)``: peak envelope and RMS state (twice for the Limiter)."""
+        return self._mem[_STATE:].reshape(self._STATE_ROWS, -1)
 
     @property
     def _env(self) -> np.ndarray:
@@ -409,11 +434,8 @@ class _Dynamics(Plugin, block_invariant=True):
         result: np.ndarray = self._state[1]
         return result
 
-    def _step_args(self) -> tuple[np.ndarray, ...]:
-        return (self._state, self._coef, self._ratio, self._wide)
-
     def _reset_state(self) -> None:
-        self._state[:] = 0.0
+        self._mem[_STATE:] = 0.0
 
     def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
         if self._automation or getattr(self, "_key", None) is not None:
@@ -424,8 +446,9 @@ class _Dynamics(Plugin, block_invariant=True):
         if getattr(self, "_key", None) is None:
             self._kernel(block, *self._args)
         else:  # a sidechain key drives the detector: the same kernel, fed the key's block
-            key = self._detector_input(block)
-            _dynamics(block, key, self._state, self._coef, self._ratio, self._wide, self._use_rms, self._above)
+            key, channels = self._detector_input(block), block.shape[0]
+            ratio, wide = self._scratch[:channels], self._scratch[channels:]
+            _dynamics(block, key, self._state, self._coef[:5], ratio, wide, self._use_rms, self._above)
         return block
 
     def _set_coefficients(self, attack_ms: float, release_ms: float, threshold_db: float, exponent: float) -> None:
@@ -523,18 +546,13 @@ class Limiter(_Dynamics):
     release_ms = Param(100.0, minimum=0.0, unit="ms", doc="release time of the limiting stage", automatable=True)
 
     _STATE_ROWS = 4  # stage 1 (envelope, unused RMS state), stage 2 (the same)
-    _COEF_SIZE = 10  # stage 1's coefficients, stage 2's
     _use_rms = False
     _above = True
     _kernel = staticmethod(_limiter_kernel)
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
-        self._gain_state = np.zeros(4, np.float64)  # current, target, step, remaining ramp samples
         self._ramp_steps = int(math.floor(0.001 * sample_rate))
         super()._prepare(sample_rate, num_channels)
-
-    def _step_args(self) -> tuple[np.ndarray, ...]:
-        return (self._state, self._coef, self._gain_state, self._ratio, self._wide)
 
     def _reset_state(self) -> None:
         super()._reset_state()

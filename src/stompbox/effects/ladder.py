@@ -223,7 +223,7 @@ def _ladder_kernel(
     counts: np.ndarray,
     spare: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
-    """Run the ladder over ``block`` ((channels, n) float32) in place (the plugin's one step).
+    """Run the ladder over ``block`` ((channels, n) float32) in place.
 
     ``state`` is float32 ``(channels, 5)``; ``p`` the float32 parameter vector; ``smooth`` float32
     ``[cutoff_now, cutoff_target, cutoff_step, res_now, res_target, res_step]`` and ``counts`` int64
@@ -250,6 +250,19 @@ def _ladder_kernel(
     smooth[3] = res
     counts[0] = cut_left
     counts[1] = res_left
+
+
+#: the float32 memory of the plugin's step: the parameter vector, the glides' values, then the states
+_P, _SMOOTH, _STATE = 0, 19, 25
+
+
+@kernel
+def _ladder_step(block: np.ndarray, mem: np.ndarray, counts: np.ndarray, spare: np.ndarray) -> None:  # pragma: no cover
+    """The LadderFilter's step: :func:`_ladder_kernel` on the parts of ``mem`` (laid out as ``_P``, ``_SMOOTH``,
+    ``_STATE`` say: 19 parameters, 6 glide values, 5 states per channel) with the tanh table."""
+    channels = block.shape[0]
+    state = mem[_STATE : _STATE + 5 * channels].reshape((channels, 5))
+    _ladder_kernel(block, state, _TABLE, mem[_P:_SMOOTH], mem[_SMOOTH:_STATE], counts, spare)
 
 
 def _approximately_equal(a: np.float32, b: np.float32) -> bool:
@@ -322,12 +335,11 @@ class LadderFilter(Plugin, block_invariant=True):
 
     # ------------------------------------------------------------------ plugin hooks
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
-        self._state = np.zeros((num_channels, 5), np.float32)
+        self._mem = np.zeros(_STATE + 5 * num_channels, np.float32)  # parameters, glides, states: see _P
+        self._channels = num_channels
         # ramp length: floor(0.05 s * sr), both held in single precision as the reference does
         self._ramp_steps = int(math.floor(float(_F(_RAMP_SECONDS)) * float(_F(sample_rate))))
-        self._smooth = np.zeros(6, np.float32)
         self._counts = np.zeros(2, np.int64)
-        self._params_vec = np.zeros(19, np.float32)
         self._applied_mode: LadderFilter.Mode | None = None
         self._frames = -1
         self._reserve(0 if num_channels % 2 == 0 else 256)
@@ -337,10 +349,25 @@ class LadderFilter(Plugin, block_invariant=True):
         plugin's one step change when it grows."""
         if frames <= self._frames:
             return
-        self._frames = frames if self._state.shape[0] % 2 else 1 << 62  # even channel counts need none
-        self._spare = np.zeros(frames + 5 if self._state.shape[0] % 2 else 5, np.float32)
-        self._args = (self._state, _TABLE, self._params_vec, self._smooth, self._counts, self._spare)
+        odd = self._channels % 2
+        self._frames = frames if odd else 1 << 62  # even channel counts need none
+        self._spare = np.zeros(frames + 5 if odd else 5, np.float32)
+        self._args = (self._mem, self._counts, self._spare)
         self._plan_changed()
+
+    # views of the step's memory (properties, so that a pickled plugin's views still share its array)
+    @property
+    def _params_vec(self) -> np.ndarray:
+        return self._mem[_P:_SMOOTH]
+
+    @property
+    def _smooth(self) -> np.ndarray:
+        """``[cutoff_now, cutoff_target, cutoff_step, res_now, res_target, res_step]``."""
+        return self._mem[_SMOOTH:_STATE]
+
+    @property
+    def _state(self) -> np.ndarray:
+        return self._mem[_STATE:].reshape(self._channels, 5)
 
     def _reset_state(self) -> None:
         self._state[:] = 0.0
@@ -405,12 +432,12 @@ class LadderFilter(Plugin, block_invariant=True):
         if self._automation:
             return None
         self._reserve(max_frames)
-        return [PlanStep(_ladder_kernel, self._args)]
+        return [PlanStep(_ladder_step, self._args)]
 
     def _process(self, block: np.ndarray) -> np.ndarray:
         if block.shape[1] > self._frames:
             self._reserve(block.shape[1])
-        _ladder_kernel(block, *self._args)
+        _ladder_step(block, *self._args)
         return block
 
     @property

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.jit import Number, kernel
+from ..core.jit import Integer, Number, kernel
 from ..core.params import Param
 from ..core.plan import PlanStep
 from ..core.plugin import Plugin
@@ -142,13 +142,14 @@ def _chorus_kernel(
     wet: np.ndarray,
     coef: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
-    """Chorus on a ``(channels, n)`` float32 block, in place (the plugin's one step).
+    """Chorus on a ``(channels, n)`` float32 block, in place.
 
     ``ring`` is ``(channels, size)``, size a power of two > ``max_delay + 1``, holding past delay-line inputs;
-    ``pos[0]`` is its write position. The delay in ms is ``max(1, 20 * lfo + centre)`` (``lfo`` swings by
-    +-depth/2), read with linear interpolation; the delay-line input is the dry sample minus the fed-back
-    previous output. ``delays`` (at least ``n``) and ``wet`` (``(channels, >= n)``) are scratch; ``coef`` is
-    float64 ``[base_inc, centre_ms, sample_rate, max_delay]`` (the float32 ones stored exactly).
+    ``pos[0]`` is its write position (an integer, in a float64 array). The delay in ms is
+    ``max(1, 20 * lfo + centre)`` (``lfo`` swings by +-depth/2), read with linear interpolation; the delay-line
+    input is the dry sample minus the fed-back previous output. ``delays`` (at least ``n``) and ``wet``
+    (``(channels, >= n)``) are scratch; ``coef`` is float64 ``[base_inc, centre_ms, sample_rate, max_delay]``
+    (the float32 ones stored exactly).
     """
     base_inc = np.float32(coef[0])
     centre_ms = np.float32(coef[1])
@@ -171,7 +172,7 @@ def _chorus_kernel(
         elif d < zero:
             d = zero
         delays[i] = d
-    start = pos[0]
+    start = np.int64(pos[0])
     for c in range(channels):
         ring_c = ring[c]
         p = start
@@ -190,6 +191,15 @@ def _chorus_kernel(
         last[c] = fb_state
     _mix(block, wet, sm)
     pos[0] = (start + n) & mask
+
+
+@kernel
+def _chorus_step(
+    block: np.ndarray, ring: np.ndarray, sm: np.ndarray, mem: np.ndarray, coef: np.ndarray, work: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    """The Chorus's step: :func:`_chorus_kernel` on the parts of its arrays (see ``_Modulation``)."""
+    c = block.shape[0]
+    _chorus_kernel(block, ring, coef[4:5], mem[2 : 2 + c], sm, mem[0:1], work[0], work[2 : 2 + c], coef)
 
 
 class _Modulation(Plugin, block_invariant=True):
@@ -216,11 +226,31 @@ class _Modulation(Plugin, block_invariant=True):
         chunk, lfo_chunk = self._automation_chunk, max(1, self._automation_chunk // self._LFO_DECIMATION)
         self._automation_ramps = [lfo_chunk, lfo_chunk, chunk, chunk] + [chunk] * num_channels
         self._base_inc = F32(TWO_PI_F32 / F32(lfo_rate))
-        self._osc = np.zeros(1, np.float32)
-        self._last = np.zeros(num_channels, np.float32)
-        self._frames = 0  # the scratch arrays' length (grown by _reserve)
-        self._scratch = np.zeros(0, np.float32)
-        self._wet = np.zeros((num_channels, 0), np.float32)
+        # float32 state: LFO phase, the phaser's all-pass gain, feedback memories (channels), all-pass states
+        self._mem = np.zeros(2 + num_channels * (1 + self._STAGES), np.float32)
+        self._frames = 0  # the scratch's length (grown by _reserve)
+        self._work = np.zeros((num_channels + 2, 0), np.float32)  # scratch: LFO, phaser gains, wet (channels)
+
+    #: all-pass stages per channel kept in ``_mem`` (the Phaser's)
+    _STAGES = 0
+
+    # views of the step's arrays (properties, so that a pickled plugin's views still share its arrays)
+    @property
+    def _osc(self) -> np.ndarray:
+        return self._mem[0:1]
+
+    @property
+    def _last(self) -> np.ndarray:
+        return self._mem[2 : 2 + self._channels]
+
+    @property
+    def _scratch(self) -> np.ndarray:
+        row: np.ndarray = self._work[0]
+        return row
+
+    @property
+    def _wet(self) -> np.ndarray:
+        return self._work[2:]
 
     def _set_targets(self, rate: Number, amplitude: Number, mix: float, feedback: float) -> None:
         sm = self._sm
@@ -243,14 +273,9 @@ class _Modulation(Plugin, block_invariant=True):
         """Make the scratch arrays hold blocks of ``frames`` (reallocating them changes the step's arrays)."""
         if frames > self._frames:
             self._frames = max(frames, 256)
-            self._scratch = np.zeros(self._frames, np.float32)
-            self._wet = np.zeros((self._channels, self._frames), np.float32)
-            self._grow_scratch()
+            self._work = np.zeros((self._channels + 2, self._frames), np.float32)
             self._args = self._step_args()
             self._plan_changed()
-
-    def _grow_scratch(self) -> None:
-        """Reallocate the subclass's own scratch arrays for ``self._frames``."""
 
     def _step_args(self) -> tuple[np.ndarray, ...]:
         raise NotImplementedError
@@ -312,7 +337,7 @@ class Chorus(_Modulation):
     )
 
     _MAX_CENTRE_MS = 100.0
-    _kernel = staticmethod(_chorus_kernel)
+    _kernel = staticmethod(_chorus_step)
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         super()._prepare(sample_rate, num_channels)
@@ -321,18 +346,18 @@ class Chorus(_Modulation):
         self._max_delay = F32(longest)
         size = 1 << (longest + 2).bit_length()
         self._ring = np.zeros((num_channels, size), np.float32)
-        self._pos = np.zeros(1, np.int64)
-        self._coef = np.array([self._base_inc, 0.0, sample_rate, self._max_delay], np.float64)
+        # base_inc, centre_ms, sample_rate, max_delay, ring position
+        self._coef = np.array([self._base_inc, 0.0, sample_rate, self._max_delay, 0.0], np.float64)
         self._args = self._step_args()
         self._plan_changed()
 
     def _step_args(self) -> tuple[np.ndarray, ...]:
-        return (self._ring, self._pos, self._last, self._sm.state, self._osc, self._scratch, self._wet, self._coef)
+        return (self._ring, self._sm.state, self._mem, self._coef, self._work)
 
     def _reset_state(self) -> None:
         super()._reset_state()
         self._ring[:] = 0.0
-        self._pos[0] = 0
+        self._coef[4] = 0.0  # the ring position
 
     def _update(self) -> None:
         self._coef[1] = F32(min(max(self.centre_delay_ms, 1.0), self._MAX_CENTRE_MS))
@@ -369,22 +394,22 @@ def _phaser_kernel(
     wet: np.ndarray,
     coef: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
-    """Phaser on a ``(channels, n)`` float32 block, in place (the plugin's one step).
+    """Phaser on a ``(channels, n)`` float32 block, in place.
 
-    Every 4th sample (counted across blocks by ``phase[0]``) the LFO gives a new normalised position
-    ``clip(lfo + norm_centre, 0, 1)``, mapped log-linearly to a cutoff between 20 Hz and the top frequency; the
-    six first-order TPT all-pass stages (states ``s1[c, stage]``) share that cutoff's gain ``G`` until the next
-    update. ``gstate[0]`` holds the ``G`` in force at the start of the block. The stage input is the dry sample
-    minus the fed-back previous output. ``lfo`` and ``gains`` (at least ``n // 4 + 1``) and ``wet``
-    (``(channels, >= n)``) are scratch; ``coef`` is float64 ``[base_inc, norm_centre, log_min, log_range,
-    sample_rate]`` (the float32 ones stored exactly).
+    Every 4th sample (counted across blocks by ``phase[0]``, an integer in a float64 array) the LFO gives a new
+    normalised position ``clip(lfo + norm_centre, 0, 1)``, mapped log-linearly to a cutoff between 20 Hz and the
+    top frequency; the six first-order TPT all-pass stages (states ``s1[c, stage]``) share that cutoff's gain
+    ``G`` until the next update. ``gstate[0]`` holds the ``G`` in force at the start of the block. The stage
+    input is the dry sample minus the fed-back previous output. ``lfo`` and ``gains`` (at least ``n // 4 + 1``)
+    and ``wet`` (``(channels, >= n)``) are scratch; ``coef`` is float64 ``[base_inc, norm_centre, log_min,
+    log_range, sample_rate]`` (the float32 ones stored exactly).
     """
     base_inc = np.float32(coef[0])
     norm_centre = np.float32(coef[1])
     log_min = np.float32(coef[2])
     log_range = np.float32(coef[3])
     sample_rate = coef[4]
-    counter0 = phase[0]
+    counter0 = np.int64(phase[0])
     channels, n = block.shape
     first = (4 - counter0) % 4  # index of the first update in this block
     n_down = (n - first + 3) // 4 if n > first else 0
@@ -406,7 +431,7 @@ def _phaser_kernel(
     g_start = gstate[0]
     g_now = g_start
     for c in range(channels):
-        counter = counter0
+        counter: Integer = counter0
         k = 0
         g_now = g_start
         fb_state = last[c]
@@ -434,6 +459,18 @@ def _phaser_kernel(
     _mix(block, wet, sm)
 
 
+@kernel
+def _phaser_step(
+    block: np.ndarray, sm: np.ndarray, mem: np.ndarray, coef: np.ndarray, work: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    """The Phaser's step: :func:`_phaser_kernel` on the parts of its three arrays (see ``_Modulation``)."""
+    c = block.shape[0]
+    s1 = mem[2 + c : 2 + 7 * c].reshape((c, _PHASER_STAGES))
+    _phaser_kernel(
+        block, s1, mem[2 : 2 + c], sm, mem[0:1], mem[1:2], coef[5:6], work[0], work[1], work[2 : 2 + c], coef
+    )
+
+
 class Phaser(_Modulation):
     """A six-stage phaser: first-order all-pass filters whose common cutoff is swept by a sine LFO.
 
@@ -447,7 +484,8 @@ class Phaser(_Modulation):
     """
 
     _LFO_DECIMATION = _UPDATE_EVERY
-    _kernel = staticmethod(_phaser_kernel)
+    _kernel = staticmethod(_phaser_step)
+    _STAGES = _PHASER_STAGES
 
     rate_hz = Param(1.0, minimum=0.0, maximum=100.0, unit="Hz", doc="LFO rate", automatable=True)
     depth = Param(
@@ -468,41 +506,32 @@ class Phaser(_Modulation):
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
         super()._prepare(sample_rate, num_channels)
-        self._s1 = np.zeros((num_channels, _PHASER_STAGES), np.float32)
-        self._gstate = np.zeros(1, np.float32)
-        self._counter = np.zeros(1, np.int64)
-        self._gains = np.zeros(1, np.float32)
         top = min(20000.0, 0.49 * sample_rate)
         # The sweep spans 20 Hz to `top`. Below 40.8 Hz `top` is under 20 Hz: the sweep then sits at `top`, not
         # above Nyquist, where tan() gives all-pass gains outside (0, 1) and the filters blow up (pedalboard
         # 0.9.26 turns finite input into NaN at 8 or 16 Hz this way).
         self._log_min = F32(np.log10(F32(min(20.0, top))))
         self._log_range = F32(np.log10(F32(top))) - self._log_min
-        self._coef = np.array([self._base_inc, 0.0, self._log_min, self._log_range, sample_rate], np.float64)
+        # base_inc, norm_centre, log_min, log_range, sample_rate, samples since the last LFO update (mod 4)
+        self._coef = np.array([self._base_inc, 0.0, self._log_min, self._log_range, sample_rate, 0.0], np.float64)
         self._args = self._step_args()
         self._plan_changed()
 
-    def _grow_scratch(self) -> None:
-        self._gains = np.zeros(self._frames // _UPDATE_EVERY + 1, np.float32)
-
     def _step_args(self) -> tuple[np.ndarray, ...]:
-        return (
-            self._s1,
-            self._last,
-            self._sm.state,
-            self._osc,
-            self._gstate,
-            self._counter,
-            self._scratch,
-            self._gains,
-            self._wet,
-            self._coef,
-        )
+        return (self._sm.state, self._mem, self._coef, self._work)
+
+    @property
+    def _s1(self) -> np.ndarray:
+        return self._mem[2 + self._channels :].reshape(self._channels, _PHASER_STAGES)
+
+    @property
+    def _gstate(self) -> np.ndarray:
+        return self._mem[1:2]
 
     def _reset_state(self) -> None:
         super()._reset_state()
         self._s1[:] = 0.0
-        self._counter[0] = 0
+        self._coef[5] = 0.0  # samples since the last LFO update
         # before the first update the filters sit at 1 kHz
         g = F32(math.tan(math.pi * min(1000.0, 0.49 * self._sr) / self._sr))  # (below Nyquist at any rate)
         self._gstate[0] = g / (F32(1.0) + g)
