@@ -126,3 +126,33 @@ def test_aac_is_adts_and_streams(noise, tmp_path):
     assert piped.returncode == 0 and piped.stdout[:2] == data[:2]
     with AudioFile(str(out)) as f:
         assert f.samplerate == 44100 and f.num_channels == 2
+
+
+def test_batch_writes_the_same_defaults_as_convert(noise, tmp_path, capsys):
+    """``batch`` follows the command's rule, not the Python API's: lossy input to WAV is 16-bit, MP3 is 128 kbps,
+    ``.aac`` is ADTS, in its worker processes too (two files, two jobs: the second runs in the pool)."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("a", "b"):
+        _ffmpeg("-i", str(noise), "-t", "3", str(folder / f"{name}.mp3"))
+    gain = ["gain", "gain_db=-1", "-q", "-j", "2"]
+    assert main(["batch", str(folder), str(tmp_path / "wav"), *gain, "-t", "wav"]) == 0
+    for name in ("a", "b"):
+        assert _probe(tmp_path / "wav" / f"{name}.wav")[1]["codec_name"] == "pcm_s16le"  # the API writes float
+    assert main(["batch", str(folder), str(tmp_path / "mp3"), *gain]) == 0
+    for name in ("a", "b"):
+        assert 115 < int(_probe(tmp_path / "mp3" / f"{name}.mp3")[0]["bit_rate"]) / 1000 < 140  # the API: 320
+    assert main(["batch", str(folder), str(tmp_path / "aac"), *gain, "-t", "aac"]) == 0
+    for name in ("a", "b"):
+        out = tmp_path / "aac" / f"{name}.aac"
+        fmt, stream = _probe(out)
+        assert fmt["format_name"] == "aac" and stream["codec_name"] == "aac"
+        assert 115 < int(fmt["bit_rate"]) / 1000 < 140  # the API: 256
+    with AudioFile(str(folder / "a.mp3")) as f:  # the API's rule is unchanged
+        assert f.file_dtype == "float32"
+    from stompbox import Gain
+    from stompbox.batch import process_file
+
+    process_file(str(folder / "a.mp3"), str(tmp_path / "api.wav"), Gain())
+    with AudioFile(str(tmp_path / "api.wav")) as f:
+        assert f.file_dtype == "float32"

@@ -160,6 +160,11 @@ def _as_plugin(chain: Plugin | dict[str, Any] | list[Any] | str | os.PathLike[st
     return load_chain(chain)
 
 
+def _api_defaults(source: Any, output_path: str) -> tuple[int, Any]:
+    """The Python API's output defaults: the input's bit depth where the format allows, the writer's quality."""
+    return default_bit_depth(source.file_dtype, output_path), None
+
+
 def process_file(
     input_path: str | os.PathLike[str],
     output_path: str | os.PathLike[str],
@@ -175,6 +180,7 @@ def process_file(
     progress: Callable[[int], Any] | None = None,
     write_behind: bool = True,
     keep_tags: bool = True,
+    output_defaults: Callable[[Any, str], tuple[int, Any]] | None = None,
 ) -> tuple[int, int]:
     """Render one file through ``chain`` into ``output_path`` (format from its extension), atomically.
 
@@ -209,6 +215,10 @@ def process_file(
     keep_tags : bool
         Copy the input's tags and cover art (:attr:`stompbox.io.ReadableAudioFile.tags`) into the output, when
         its format takes tags (MP3, FLAC, Ogg, Opus, M4A, WAV). Default True.
+    output_defaults : callable, optional
+        ``output_defaults(input_file, output_path) -> (bit_depth, quality)``: the bit depth and encoder quality
+        used where ``bit_depth`` or ``quality`` is None. By default, the input's bit depth where the format
+        allows and the writer's default quality (pedalboard's); the ``stompbox`` command passes FFmpeg's.
 
     Returns
     -------
@@ -225,7 +235,9 @@ def process_file(
     limits.check_tail(0.0 if tail in (None, "auto") else float(tail), max_tail_seconds)  # before any file opens
     with AudioFile(os.fspath(input_path)) as source:
         reader, rate, _ = conform_reader(source, output_path, samplerate, num_channels)
-        bits = bit_depth or default_bit_depth(source.file_dtype, output_path)
+        default_bits, default_quality = (output_defaults or _api_defaults)(source, os.fspath(output_path))
+        bits = bit_depth or default_bits
+        quality = default_quality if quality is None else quality
         tags = carried_tags(source, output_path) if keep_tags else None
         with (
             AudioFile(
@@ -415,6 +427,7 @@ def process_files(
     bit_depth: int | None = None,
     quality: Any = None,
     keep_tags: bool = True,
+    output_defaults: Callable[[Any, str], tuple[int, Any]] | None = None,
 ) -> BatchReport:
     """Render many files through one chain, in parallel; one failing file does not stop the others.
 
@@ -443,8 +456,9 @@ def process_files(
         complete one): resuming an interrupted batch.
     progress : bool
         Show a tqdm progress bar (on stderr).
-    tail, max_tail_seconds, samplerate, num_channels, bit_depth, quality, keep_tags
-        As in :func:`process_file`.
+    tail, max_tail_seconds, samplerate, num_channels, bit_depth, quality, keep_tags, output_defaults
+        As in :func:`process_file` (``output_defaults`` is sent to the workers: with a process pool, a
+        module-level function).
 
     Returns
     -------
@@ -465,6 +479,7 @@ def process_files(
         "bit_depth": bit_depth,
         "quality": quality,
         "keep_tags": keep_tags,
+        "output_defaults": output_defaults,
     }
     results: list[FileResult | None] = [None] * len(sources)
     todo = []

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from .common import CLIError, add_common_options, add_output_options, positive_int
+from .common import CLIError, add_common_options, add_output_options, output_defaults, positive_int
 from .render import add_intermixed_parser, add_tail_options, build_chain, check_tail_options
 
 
@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
             bit_depth=args.bits,
             quality=args.quality,
             keep_tags=not args.no_tags,
+            output_defaults=output_defaults,  # FFmpeg's bit depths and bitrates, as convert and render write
         )
     finally:
         if executor is not None:

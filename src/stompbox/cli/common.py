@@ -270,6 +270,20 @@ def input_dtype(source: Any) -> str:
     return str(source.file_dtype)
 
 
+def output_defaults(source: Any, out_path: str) -> tuple[int, Any]:
+    """The bit depth and encoder quality of an output written from ``source`` to ``out_path`` (its format from
+    the extension) when the command line gives none: FFmpeg's defaults, not the Python API's (pedalboard's).
+
+    The bit depth is the input's where the format stores it, 16 for lossy or companded input (see
+    :func:`input_dtype`), 16 for lossy formats; the quality is :data:`DEFAULT_QUALITY`'s. A ``.aac`` is raw ADTS
+    whoever writes it. This is the one rule of ``convert``, ``render`` and ``batch`` (whose workers call it: it
+    is a module-level function, so process pools can send it)."""
+    from ..io.formats import default_bit_depth
+
+    kind = os.path.splitext(out_path)[1].lstrip(".").lower()
+    return default_bit_depth(input_dtype(source), out_path), DEFAULT_QUALITY.get(kind)
+
+
 def output_type(path: str, args: argparse.Namespace) -> str:
     """The format key of an output: ``-t/--type`` if given, else from the path's extension (``wav`` for ``-``)."""
     kind = getattr(args, "type", None)
@@ -286,13 +300,14 @@ def open_output(
     args: argparse.Namespace,
     rate: int,
     channels: int,
-    bits: int,
+    bits: int | None,
     quality: Any = None,
     source: Any = None,
 ) -> Any:
     """A writer for an output named on the command line: ``-`` is standard output, written as a stream (a WAV
     header with unknown sizes, as FFmpeg writes to a pipe); ``-t raw`` writes headerless PCM. A file output
-    keeps the tags of ``source`` (the input) where its format takes tags, unless ``--no-tags``."""
+    keeps the tags of ``source`` (the input) where its format takes tags, unless ``--no-tags``. ``bits`` and
+    ``quality`` given as None are :func:`output_defaults`'s for ``source`` (required then)."""
     kind = output_type(path, args)
     if path == STDIO and sys.stdout.isatty():  # audio bytes on a terminal help nobody (FFmpeg refuses too)
         raise CLIError("standard output is a terminal: redirect it (> out.wav) or pipe it (| play -)", status=2)
@@ -318,8 +333,10 @@ def open_output(
     target: Any = sys.stdout.buffer if path == STDIO else path
     fmt = kind if (path == STDIO or getattr(args, "type", None)) else None
     shown = "standard output" if path == STDIO else path
-    if quality is None:
-        quality = DEFAULT_QUALITY.get(kind)
+    if bits is None or quality is None:
+        default_bits, default_quality = output_defaults(source, f"{path}.{kind}")
+        bits = default_bits if bits is None else bits
+        quality = default_quality if quality is None else quality
     tags = None
     if source is not None and path != STDIO and not getattr(args, "no_tags", False):
         from ..io.tags import carried_tags

@@ -14,7 +14,6 @@ from .common import (
     add_output_options,
     conform,
     describe,
-    input_dtype,
     open_input,
     open_output,
     output_type,
@@ -57,7 +56,6 @@ _positive_int = positive_int
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..batch import default_bit_depth
     from ..io.quality import coerce_quality
 
     if args.example:
@@ -85,8 +83,7 @@ def run(args: argparse.Namespace) -> int:
     shape = f"{out_path}.{output_type(out_path, args)}"  # the output's format, as conform() and the policy read it
     with source:
         reader, rate = conform(source, shape, args.rate, args.channels, quality, args.quiet)
-        bit_depth = args.bits or default_bit_depth(input_dtype(source), shape)
-        out = open_output(out_path, args, rate, reader.num_channels, bit_depth, args.quality, source)
+        out = open_output(out_path, args, rate, reader.num_channels, args.bits, args.quality, source)
         describe(args, in_path or "example", source, out_path, out)
         _write(reader, out, out_path, args.quiet)
     return 0

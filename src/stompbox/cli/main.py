@@ -129,31 +129,104 @@ class _Signalled(KeyboardInterrupt):
         self.signum = signum
 
 
+#: where an exception raised by a signal handler does harm: in the import machinery it leaves a module half
+#: imported (and whatever imports it next, the clean-up included, fails), and in a finaliser (``__del__``) it is
+#: printed and dropped, so the command went on to the end as if never signalled
+_UNSAFE_CODE = ("<frozen importlib",)
+_UNSAFE_FUNCTIONS = ("__del__",)
+#: a signal is held back from those places for at most this long (then raised wherever the command is)
+_MAX_DEFERRAL = 2.0
+_RETRY = 0.005  # seconds between the re-deliveries of a held-back signal
+
+
+def _unsafe(frame: Any) -> bool:
+    """Whether ``frame`` (where the main thread was interrupted) or a caller is in an import or a finaliser."""
+    while frame is not None:
+        code = frame.f_code
+        if code.co_filename.startswith(_UNSAFE_CODE) or code.co_name in _UNSAFE_FUNCTIONS:
+            return True
+        frame = frame.f_back
+    return False
+
+
 @contextlib.contextmanager
 def _signals_as_interrupts() -> Iterator[None]:
-    """Within the block, SIGTERM and SIGHUP (when their handler is the default, which ends the process on the
-    spot and leaves temporary files) raise :class:`_Signalled`; a second one while unwinding is ignored."""
+    """Within the block, SIGINT, SIGTERM and SIGHUP (when their handler is Python's default: Ctrl-C's
+    ``KeyboardInterrupt``, or the end of the process on the spot, which leaves temporary files) raise
+    :class:`_Signalled` in the main thread, once: further ones while it unwinds are ignored.
+
+    The exception is raised where it can unwind the command, not where it would do harm: a signal that comes
+    while the command imports a module or runs a finaliser is held back until it has left them (re-delivered
+    every few milliseconds, for at most 2 s), and one dropped all the same (raised in a finaliser or a callback
+    Python runs for the garbage collector, which prints such exceptions and goes on) is raised again. A signal
+    still held back when the command ends is raised then.
+    """
     import signal
     import threading
+    import time
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    wanted = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    defaults = {"SIGINT": signal.default_int_handler, "SIGTERM": signal.SIG_DFL, "SIGHUP": signal.SIG_DFL}
     saved: dict[int, Any] = {}
+    # "pending": the signal to raise; "raised": it is unwinding the command; "since": when it first came
+    state: dict[str, Any] = {"pending": None, "raised": False, "since": None, "retrier": None}
+    main_id = threading.main_thread().ident
+    can_retry = hasattr(signal, "pthread_kill") and main_id is not None
 
-    def interrupt(signum: int, frame: object) -> None:
-        for other in saved:
-            signal.signal(other, signal.SIG_IGN)  # unwinding: a second signal must not cut the clean-up short
+    def retry() -> None:  # re-delivers a held-back signal to the main thread until it has been raised
+        while state["pending"] is not None:
+            time.sleep(_RETRY)
+            signum = state["pending"]
+            if signum is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    signal.pthread_kill(main_id, signum)  # type: ignore[arg-type]
+
+    def hold(signum: int) -> None:
+        state["pending"] = signum
+        if state["retrier"] is None or not state["retrier"].is_alive():
+            state["retrier"] = threading.Thread(target=retry, name="stompbox-signal", daemon=True)
+            state["retrier"].start()
+
+    def interrupt(signum: int, frame: Any) -> None:
+        if state["raised"]:
+            return  # unwinding: a second signal must not cut the clean-up short
+        signum = state["pending"] or signum
+        if state["since"] is None:
+            state["since"] = time.monotonic()
+        if can_retry and _unsafe(frame) and time.monotonic() - state["since"] < _MAX_DEFERRAL:
+            hold(signum)
+            return
+        state["pending"], state["raised"] = None, True
         raise _Signalled(signum)
 
-    for signum in wanted:
+    previous_hook = sys.unraisablehook
+
+    def dropped(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, _Signalled) and state["raised"]:
+            state["raised"] = False  # raised where Python drops exceptions: raise it again, elsewhere
+            if can_retry:
+                hold(unraisable.exc_value.signum)
+            return
+        previous_hook(unraisable)
+
+    for name, default in defaults.items():
+        signum = getattr(signal, name, None)
+        if signum is None:
+            continue
         with contextlib.suppress(ValueError, OSError):
-            if signal.getsignal(signum) is signal.SIG_DFL:
+            if signal.getsignal(signum) is default:
                 saved[signum] = signal.signal(signum, interrupt)
+    sys.unraisablehook = dropped
     try:
         yield
+        if state["pending"] is not None and not state["raised"]:  # held back to the end: raise it now
+            signum, state["pending"], state["raised"] = state["pending"], None, True
+            raise _Signalled(signum)
     finally:
+        state["pending"] = None
+        sys.unraisablehook = previous_hook
         for signum, handler in saved.items():
             with contextlib.suppress(ValueError, OSError):
                 signal.signal(signum, handler)

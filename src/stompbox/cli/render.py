@@ -28,7 +28,6 @@ from .common import (
     add_output_options,
     conform,
     describe,
-    input_dtype,
     open_input,
     open_output,
     output_type,
@@ -163,8 +162,6 @@ def build_chain(chain_file: str | None, tokens: list[str], quiet: bool = False) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..batch import default_bit_depth
-
     if len(args.tokens) < 2:
         raise CLIError("render needs IN and OUT (then optional effects)", status=2)
     in_path, out_path, effect_tokens = args.tokens[0], args.tokens[1], list(args.tokens[2:])
@@ -182,10 +179,9 @@ def run(args: argparse.Namespace) -> int:
     with open_input(in_path, args) as source:
         reader, rate = conform(source, shape, args.rate, args.channels, None, args.quiet)
         tail_frames = 0 if args.tail == "auto" else int(round(float(args.tail) * rate))
-        bits = args.bits or default_bit_depth(input_dtype(source), shape)
         if out_path != STDIO:
             board = build_chain(args.chain, effect_tokens, args.quiet)  # a usage error leaves no file behind
-        out = open_output(out_path, args, rate, reader.num_channels, bits, args.quality, source)
+        out = open_output(out_path, args, rate, reader.num_channels, args.bits, args.quality, source)
         with out:
             if out_path == STDIO:
                 _push(out)

@@ -26,6 +26,9 @@ from ..core.layout import check_buffer_size, check_sample_rate
 from .midi import check_not_swapped, read_midi_messages, sample_index
 
 T = TypeVar("T")
+#: what a format tells about one parameter: index, name, unit label, default raw value, step count (0:
+#: continuous), automatable
+ParameterDescriptor = tuple[int, str, str, float, int, bool]
 
 FLOAT_SUFFIXES = ("x", "%", "*", ",", ".", "hz", "ms", "db", "sec", "dbtp", "seconds")
 TRUE_STRINGS = frozenset({"on", "yes", "true", "enabled"})
@@ -675,7 +678,7 @@ class ExternalPlugin(Plugin, ParameterAccess):
         return plugin
 
     # ------------------------------------------------------------------ to implement
-    def _parameter_descriptors(self) -> Iterator[tuple[int, str, str, float, int, bool]]:
+    def _parameter_descriptors(self) -> Iterator[ParameterDescriptor]:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ parameters
@@ -686,7 +689,7 @@ class ExternalPlugin(Plugin, ParameterAccess):
             self.__dict__["_param_objects"] = cache
         return cache
 
-    def _python_names(self) -> dict[str, tuple[int, str, str, float, int, bool]]:
+    def _python_names(self) -> dict[str, ParameterDescriptor]:
         names = self.__dict__.get("_param_names")
         if names is None:
             names = {}
@@ -710,7 +713,7 @@ class ExternalPlugin(Plugin, ParameterAccess):
             cache[index] = self._new_parameter(desc)
         return cache[index]
 
-    def _new_parameter(self, desc: tuple[int, str, str, float, int, bool]) -> AudioProcessorParameter:
+    def _new_parameter(self, desc: ParameterDescriptor) -> AudioProcessorParameter:
         """The parameter object for one descriptor (formats with typed ports return a subclass)."""
         return AudioProcessorParameter(self, *desc)
 

@@ -23,7 +23,7 @@ from typing import Any, Literal, TypedDict
 import numpy as np
 
 from ..core.errors import StompboxError
-from .external import AudioProcessorParameter, ExternalPlugin
+from .external import AudioProcessorParameter, ExternalPlugin, ParameterDescriptor
 
 #: What the child reports about the plugin it loaded (its identity, parameters and latency).
 _PluginInfo = TypedDict(
@@ -37,7 +37,7 @@ _PluginInfo = TypedDict(
         "version": str,
         "is_instrument": bool,
         "is_effect": bool,
-        "descriptors": list[tuple[int, str, str, float, int, bool]],
+        "descriptors": list[ParameterDescriptor],
         "parameters": dict[int, Any],
         "latency": int,
     },
@@ -255,7 +255,7 @@ class IsolatedPlugin(ExternalPlugin):
     def _parameter_descriptors(self) -> Any:
         return iter(self._info["descriptors"])
 
-    def _new_parameter(self, desc: tuple[int, str, str, float, int, bool]) -> AudioProcessorParameter:
+    def _new_parameter(self, desc: ParameterDescriptor) -> AudioProcessorParameter:
         return AudioProcessorParameter.rebind(self._exported[desc[0]], self)
 
     def _param_raw(self, index: int) -> float:

@@ -24,6 +24,7 @@ from .external import (
     AudioProcessorParameter,
     ExternalPlugin,
     ParameterAccess,
+    ParameterDescriptor,
     python_parameter_name,
     strip_float_suffixes,
 )
@@ -146,22 +147,9 @@ class PortParameter(AudioProcessorParameter):
     1001 points as for VST3); ``port`` holds the description.
     """
 
-    def __init__(
-        self,
-        plugin: ParameterAccess,
-        index: int,
-        name: str,
-        label: str,
-        default_raw_value: float = 0.0,
-        num_steps: int = 0,
-        is_automatable: bool = True,
-        *,
-        port: ControlPort,
-    ) -> None:
-        """The descriptor as for :class:`AudioProcessorParameter` (index, name, label, default, steps,
-        automatable)."""
+    def __init__(self, plugin: ParameterAccess, descriptor: ParameterDescriptor, *, port: ControlPort) -> None:
         self.port = port
-        super().__init__(plugin, index, name, label, default_raw_value, num_steps, is_automatable, search_steps=0)
+        super().__init__(plugin, *descriptor, search_steps=0)
 
     def _scan(self, steps: int) -> None:
         port = self.port
@@ -432,7 +420,7 @@ class ControlPortPlugin(ExternalPlugin):
         map_outputs(inst.audio_out, piece, m)
 
     # ------------------------------------------------------------------ parameters
-    def _parameter_descriptors(self) -> Iterator[tuple[int, str, str, float, int, bool]]:
+    def _parameter_descriptors(self) -> Iterator[ParameterDescriptor]:
         seen: set[str | None] = set()
         for i, port in enumerate(self._controls):
             name = port.name or port.symbol
@@ -441,8 +429,8 @@ class ControlPortPlugin(ExternalPlugin):
             seen.add(python_parameter_name(name, port.unit))
             yield (i, name, port.unit, port.to_raw(port.default), port.num_steps, True)
 
-    def _new_parameter(self, desc: tuple[int, str, str, float, int, bool]) -> AudioProcessorParameter:
-        return PortParameter(self, *desc, port=self._controls[desc[0]])
+    def _new_parameter(self, desc: ParameterDescriptor) -> AudioProcessorParameter:
+        return PortParameter(self, desc, port=self._controls[desc[0]])
 
     def _port_value(self, index: int) -> float:
         return float(self._control_values[index])

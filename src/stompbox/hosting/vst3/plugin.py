@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..._base.errors import PluginLoadError
-from ..external import ExternalPlugin, ExternalPluginReloadType, InstalledPlugins, choose_plugin
+from ..external import ExternalPlugin, ExternalPluginReloadType, InstalledPlugins, ParameterDescriptor, choose_plugin
 from . import abi, state
 from .instance import Vst3Instance
 from .module import load_module
@@ -133,7 +133,7 @@ class VST3Plugin(ExternalPlugin, chunks_itself=True):
         return [c.name for c in load_module(os.fspath(path)).audio_classes]
 
     # ------------------------------------------------------------------ parameters
-    def _parameter_descriptors(self) -> Iterator[tuple[int, str, str, float, int, bool]]:
+    def _parameter_descriptors(self) -> Iterator[ParameterDescriptor]:
         for p in self._instance.params:
             yield (p.index, p.title, p.units, p.default, p.step_count, p.is_automatable)
 
