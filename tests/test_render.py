@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -292,28 +293,40 @@ print(usage.ru_maxrss)
 
 
 def test_one_hour_render_runs_in_bounded_memory_and_matches_the_python_api(tmp_path, io_ready):
-    """``stompbox render`` of a 1-hour stereo file through the talk's chain: the whole command's peak RSS
-    (``ru_maxrss`` of the process, start-up included) stays under 150 MiB, and the output holds exactly the
-    samples the Python API gives when the same file is streamed through the same chain in 1-second blocks (the
-    command uses 65536-frame blocks).
+    """``stompbox render`` of a 1-hour stereo file through the talk's chain costs no more memory than a 2-second
+    one: the whole command's peak RSS (``ru_maxrss`` of the process, start-up included) is within 10 MiB of the
+    same command's on the file's first two seconds, and under 200 MiB; the output holds exactly the samples the
+    Python API gives when the same file is streamed through the same chain in 1-second blocks (the command uses
+    65536-frame blocks).
 
-    Most of the peak is the runtime: Python, NumPy and Numba/LLVM take about 140 MiB before the first sample
-    (``stompbox info`` on a tiny file peaks at 145 MiB); rendering an hour adds under 3 MiB."""
+    Most of the peak is the runtime: Python, NumPy and Numba/LLVM take 140-155 MiB before the first sample,
+    depending on which kernels are loaded from Numba's cache and which must be compiled; rendering an hour adds
+    under 3 MiB. Comparing with the short render, made the same way right before, takes the runtime out."""
     from stompbox.io import AudioFile
 
     if shutil.disk_usage(tmp_path).free < 2.5e9:
         pytest.skip("needs 2.5 GB of free disk")
     source, target = tmp_path / "hour.wav", tmp_path / "out.wav"
+    short = tmp_path / "two-seconds.wav"
     minute = (np.random.default_rng(0).standard_normal((SR * 60, 2)) * 3000).astype(np.int16)
     with sf.SoundFile(source, "w", SR, 2, subtype="PCM_16") as f:
         for _ in range(60):
             f.write(minute)
+    sf.write(short, minute[: 2 * SR], SR, subtype="PCM_16")
     effects = ["distortion", "drive_db=25", "delay", "delay_seconds=0.6", "reverb", "room_size=0.75"]
-    command = [sys.executable, "-m", "stompbox", "render", str(source), str(target), *effects, "--bit-depth", "32"]
-    done = subprocess.run([sys.executable, "-c", _PEAK_OF_CHILD, *command], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
-    peak_mib = int(done.stdout.split()[-1]) / 1024
-    assert peak_mib < 150, f"peak RSS {peak_mib:.1f} MiB"
+
+    def peak_mib(path: Path, out: Path) -> float:
+        command = [sys.executable, "-m", "stompbox", "render", str(path), str(out), *effects, "--bit-depth", "32"]
+        done = subprocess.run(
+            [sys.executable, "-c", _PEAK_OF_CHILD, *command], capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        return int(done.stdout.split()[-1]) / 1024
+
+    runtime = peak_mib(short, tmp_path / "two-seconds-out.wav")  # (also brings every kernel into the cache)
+    hour = peak_mib(source, target)
+    assert hour - runtime < 10, f"peak RSS {hour:.1f} MiB for an hour against {runtime:.1f} MiB for two seconds"
+    assert hour < 200, f"peak RSS {hour:.1f} MiB"
     board = stompbox.Pedalboard(
         [stompbox.Distortion(drive_db=25), stompbox.Delay(delay_seconds=0.6), stompbox.Reverb(room_size=0.75)]
     )

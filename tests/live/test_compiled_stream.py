@@ -121,8 +121,12 @@ def test_compiled_board_holds_time_while_the_main_thread_is_busy_and_changes_arr
     chunk = RATE // 100
     idx = np.flatnonzero(np.abs(x) > 0.05)
     steady = x[idx[0] + chunk : idx[-1] - chunk]
-    levels = [rms_db(steady[i : i + chunk]) for i in range(0, len(steady) - chunk, chunk)]
-    assert min(levels) > reference - 12 - 3
+    levels = np.array([rms_db(steady[i : i + chunk]) for i in range(0, len(steady) - chunk, chunk)])
+    # No chunk is silent. On a machine whose cores are busy with other work, the audio server's pairing of the
+    # live stream's capture and playback (and three streams through two null sinks) can still lose a few ms in
+    # a rare chunk; the board run through Python with the main thread busy loses 20-50 % of them (bench/live.py).
+    assert levels.min() > reference - 40
+    assert np.mean(levels < reference - 12 - 3) <= 0.02, np.sort(levels)[:10]
     assert abs(peak_frequency(steady[-RATE // 2 :]) - 440) < 2.0
 
 

@@ -177,16 +177,17 @@ def test_tone_played_in_another_process_is_recorded_with_its_frequency_and_level
         stdout=subprocess.PIPE,
         text=True,
     )
-    # the player has imported what it needs (slow on a loaded machine): the recording starts as it plays
+    # the player has imported what it needs (slow on a loaded machine); its device can take a second or two to
+    # start playing there: the recording is long enough for that
     assert player.stdout.readline().strip() == "ready"
     player.stdin.write("go\n")
     player.stdin.flush()
     path = tmp_path / "take.wav"
-    frames = live.record_to_file(path, 4.0, "Monitor of SinkA", sample_rate=RATE, num_channels=2)
+    frames = live.record_to_file(path, 8.0, "Monitor of SinkA", sample_rate=RATE, num_channels=2)
     assert player.wait(20) == 0
-    assert frames == 4 * RATE
+    assert frames == 8 * RATE
     audio, rate = soundfile.read(path, dtype="float32", always_2d=True)
-    assert rate == RATE and audio.shape == (4 * RATE, 2)
+    assert rate == RATE and audio.shape == (8 * RATE, 2)
     x = sounding(audio[:, 0])
     assert 1.3 * RATE < len(x) < 1.5 * RATE  # the whole tone, once
     assert abs(peak_frequency(x) - 440.0) < 1.0

@@ -307,18 +307,9 @@ class AudioProcessorParameter:
             try:
                 number = float(candidate)
             except (TypeError, ValueError):
-                suffix = f" (with the optional suffix '{self.label}')" if self.label else ""
-                raise ValueError(
-                    f"Value received for parameter '{self.python_name}' "
-                    f"({new_value!r}) must be a number or a "
-                    f"string{suffix}"
-                ) from None
+                raise self._not_a_number(new_value) from None
             if number < self.min_value or number > self.max_value:
-                unit = self.label or ""
-                raise ValueError(
-                    f"Value received for parameter '{self.python_name}' ({new_value!r}) is out of range "
-                    f"[{self.min_value}{unit}, {self.max_value}{unit}]"
-                )
+                raise self._out_of_range(new_value)
             reported = self._plugin._param_raw_for_text(self.index, str(number))
             closest = min(
                 ((abs(number - v), span) for v, span in self._raw_ranges.items() if isinstance(v, float)),
@@ -339,11 +330,7 @@ class AudioProcessorParameter:
                 )
             text = str(new_value)
             if text not in self.valid_values:
-                raise ValueError(
-                    f"Value received for parameter '{self.python_name}' "
-                    f"({text!r}) not in list of valid values: "
-                    f"{self.valid_values}"
-                )
+                raise self._not_valid(text)
             reported = self._plugin._param_raw_for_text(self.index, text)
             low, high = self._raw_ranges[text]
             if reported is None or not low <= reported <= high:
@@ -357,6 +344,26 @@ class AudioProcessorParameter:
                 f"an object of type: {type(new_value)}"
             )
         return 1.0 if new_value else 0.0
+
+    # the errors of a value that does not fit, in pedalboard's words
+    def _not_a_number(self, new_value: object) -> ValueError:
+        suffix = f" (with the optional suffix '{self.label}')" if self.label else ""
+        return ValueError(
+            f"Value received for parameter '{self.python_name}' ({new_value!r}) must be a number or a string{suffix}"
+        )
+
+    def _out_of_range(self, new_value: object) -> ValueError:
+        unit = self.label or ""
+        return ValueError(
+            f"Value received for parameter '{self.python_name}' ({new_value!r}) is out of range "
+            f"[{self.min_value}{unit}, {self.max_value}{unit}]"
+        )
+
+    def _not_valid(self, text: str) -> ValueError:
+        return ValueError(
+            f"Value received for parameter '{self.python_name}' ({text!r}) not in list of valid values: "
+            f"{self.valid_values}"
+        )
 
     # ------------------------------------------------------------------ moving between processes
     def export(self) -> tuple[type[AudioProcessorParameter], dict[str, Any]]:

@@ -219,17 +219,9 @@ class PortParameter(AudioProcessorParameter):
                 try:
                     number = float(new_value)
                 except (TypeError, ValueError):
-                    suffix = f" (with the optional suffix '{self.label}')" if self.label else ""
-                    raise ValueError(
-                        f"Value received for parameter '{self.python_name}' ({new_value!r}) must be a number "
-                        f"or a string{suffix}"
-                    ) from None
+                    raise self._not_a_number(new_value) from None
             if not self.min_value <= number <= self.max_value:
-                unit = self.label or ""
-                raise ValueError(
-                    f"Value received for parameter '{self.python_name}' ({new_value!r}) is out of range "
-                    f"[{self.min_value}{unit}, {self.max_value}{unit}]"
-                )
+                raise self._out_of_range(new_value)
             return port.to_raw(number)
         if self.type is str:
             text = str(new_value)
@@ -240,10 +232,7 @@ class PortParameter(AudioProcessorParameter):
                 for value, _label in port.choices:
                     if value == new_value:
                         return port.to_raw(value)
-            raise ValueError(
-                f"Value received for parameter '{self.python_name}' ({text!r}) not in list of valid values: "
-                f"{self.valid_values}"
-            )
+            raise self._not_valid(text)
         return super().get_raw_value_for(new_value)
 
 
