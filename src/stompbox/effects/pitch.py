@@ -461,7 +461,7 @@ class PitchShift(Plugin, block_invariant=True):
         bins = v.bins
         # the arrays of the plugin's one step (see _plan_steps): _update and _reset_state write them in place
         self._ints = np.zeros(2, np.int64)
-        self._settings = np.array([1.0, float(hop)])
+        self._params = np.array([1.0, float(hop)])
         self._identity = np.ones(1, np.bool_)
         # input: N + 1 samples of history (zeros before the stream) followed by the samples of the current hop
         self._inbuf = np.zeros((C, size + 1 + hop), np.float64)
@@ -471,7 +471,7 @@ class PitchShift(Plugin, block_invariant=True):
         self._fifo = np.zeros((C, hop), np.float32)
         self._args = (
             self._ints,
-            self._settings,
+            self._params,
             self._identity,
             np.array([v.reset_bin, v.detector, int(v.lock)], np.int64),
             np.array([2, 1], np.int64),
@@ -500,7 +500,7 @@ class PitchShift(Plugin, block_invariant=True):
 
     def _update(self) -> None:
         self._ratio = semitones_to_ratio(float(self.semitones))
-        self._settings[0] = self._ratio
+        self._params[0] = self._ratio
         self._identity[0] = self._ratio == 1.0
 
     def _reset_state(self) -> None:
