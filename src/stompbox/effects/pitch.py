@@ -40,7 +40,6 @@ from .._base import limits
 from ..core.jit import kernel
 from ..core.layout import check_ndim, detect_layout
 from ..core.params import Param
-from ..core.plan import PlanStep
 from ..core.plugin import Plugin
 
 #: largest pitch shift, either way (semitones)
@@ -54,7 +53,7 @@ TRANSIENT_DETECTORS = ("compound", "percussive", "soft")
 
 # --------------------------------------------------------------------------------------------- the kernel
 @kernel
-def _vocode_into(
+def _vocode(
     spec: np.ndarray,
     ref_prev: np.ndarray,
     env: np.ndarray,
@@ -68,10 +67,6 @@ def _vocode_into(
     prev_mag: np.ndarray,
     det: np.ndarray,
     out: np.ndarray,
-    mag: np.ndarray,
-    ref: np.ndarray,
-    peaks: np.ndarray,
-    lows: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
     """Turn analysis spectra into synthesis spectra, frame by frame.
 
@@ -79,15 +74,18 @@ def _vocode_into(
     earlier; env (K, B) log envelope, or shape (0, 0) for no formant correction; ratio (K,) pitch ratios;
     hop_out: synthesis hop (samples); identity (K,) bool: pass the frame through; reset_bin: first bin whose
     phase a transient resets (B or more: never); detector: 0 compound, 1 percussive, 2 soft; lock: identity
-    phase locking (else each bin is its own region); mag, ref, peaks (B,), lows (B + 1,): work arrays. State
-    (updated): last_out (B,) complex, the previous output frame's channel sum (its phases are what the next
-    frame continues); prev_mag (B,); det (3,) = [previous rise fraction, previous high-frequency content, frames
-    seen]. out (K, C, B) is overwritten.
+    phase locking (else each bin is its own region). State (updated): last_out (B,) complex, the previous
+    output frame's channel sum (its phases are what the next frame continues); prev_mag (B,); det (3,) =
+    [previous rise fraction, previous high-frequency content, frames seen]. out (K, C, B) is overwritten.
     Phases are handled as unit phasors, so a region costs one arctangent (its frequency) and one sine/cosine.
     """
     n_frames, channels, bins = spec.shape
     fft_size = 2 * (bins - 1)
     bin_w = 2.0 * np.pi / fft_size
+    mag = np.empty(bins)
+    ref = np.empty(bins, np.complex128)
+    peaks = np.empty(bins, np.int64)
+    lows = np.empty(bins + 1, np.int64)
     use_env = env.shape[0] > 0
     for f in range(n_frames):
         for k in range(bins):
@@ -205,127 +203,6 @@ def _vocode_into(
             for c in range(channels):
                 r += out[f, c, k]
             last_out[k] = r
-
-
-@kernel
-def _vocode(
-    spec: np.ndarray,
-    ref_prev: np.ndarray,
-    env: np.ndarray,
-    ratio: np.ndarray,
-    hop_out: float,
-    identity: np.ndarray,
-    reset_bin: int,
-    detector: int,
-    lock: bool,
-    last_out: np.ndarray,
-    prev_mag: np.ndarray,
-    det: np.ndarray,
-    out: np.ndarray,
-) -> None:  # pragma: no cover - compiled
-    """:func:`_vocode_into` with work arrays of its own."""
-    bins = spec.shape[2]
-    _vocode_into(
-        spec, ref_prev, env, ratio, hop_out, identity, reset_bin, detector, lock, last_out, prev_mag, det, out,
-        np.empty(bins), np.empty(bins, np.complex128), np.empty(bins, np.int64), np.empty(bins + 1, np.int64),
-    )  # fmt: skip
-
-
-#: rocket-fft's transforms for compiled code, bound by :func:`_load_fft` on first use (importing stompbox imports
-#: neither Numba nor rocket-fft)
-_r2c: Any = None
-_c2r: Any = None
-
-
-def _load_fft() -> None:
-    global _r2c, _c2r
-    if _r2c is None:
-        from rocket_fft import lowlevel
-
-        _r2c, _c2r = lowlevel.r2c, lowlevel.c2r
-
-
-@kernel
-def _pitch_kernel(
-    block: np.ndarray,
-    ints: np.ndarray,
-    params: np.ndarray,
-    identity: np.ndarray,
-    cfg: np.ndarray,
-    axes: np.ndarray,
-    window: np.ndarray,
-    synthesis: np.ndarray,
-    inbuf: np.ndarray,
-    tail: np.ndarray,
-    fifo: np.ndarray,
-    frame: np.ndarray,
-    refin: np.ndarray,
-    spec: np.ndarray,
-    ref_prev: np.ndarray,
-    env: np.ndarray,
-    out: np.ndarray,
-    res: np.ndarray,
-    last_out: np.ndarray,
-    prev_mag: np.ndarray,
-    det: np.ndarray,
-    mag: np.ndarray,
-    ref: np.ndarray,
-    peaks: np.ndarray,
-    lows: np.ndarray,
-) -> None:  # pragma: no cover - compiled
-    """PitchShift's block processing, in place, sample by sample: each input sample goes into ``inbuf`` (``N + 1``
-    samples of history, then the samples of the current hop); when a hop is complete its frame is analysed,
-    shifted (:func:`_vocode_into`), resynthesised and overlap-added to ``tail``, and a hop of output goes into
-    ``fifo``; each output sample is the next one of ``fifo``. ``ints``: [samples of the current hop, read position
-    in ``fifo``]; ``params``: [pitch ratio, synthesis hop]; ``cfg``: [reset bin, detector, phase locking];
-    ``axes``: [2, 1], the transforms' axis for frames (1, C, N) and for the channel sum (1, N)."""
-    channels, n = block.shape
-    size = window.shape[0]
-    hop = fifo.shape[1]
-    keep = tail.shape[1]
-    scale = 1.0 / size
-    for i in range(n):
-        p = ints[0]
-        for c in range(channels):
-            inbuf[c, size + 1 + p] = block[c, i]
-        p += 1
-        if p == hop:  # a frame: inbuf[:, hop : hop + N + 1]
-            for c in range(channels):
-                for k in range(size):
-                    frame[0, c, k] = inbuf[c, hop + 1 + k] * window[k]
-            for k in range(size):
-                s = inbuf[0, hop + k]
-                for c in range(1, channels):
-                    s += inbuf[c, hop + k]
-                refin[0, k] = s * window[k]
-            _r2c(frame, spec, axes[0:1], True, 1.0, 1)
-            _r2c(refin, ref_prev, axes[1:2], True, 1.0, 1)
-            _vocode_into(
-                spec, ref_prev, env, params[0:1], params[1], identity, cfg[0], cfg[1], cfg[2] != 0,
-                last_out, prev_mag, det, out, mag, ref, peaks, lows,
-            )  # fmt: skip
-            _c2r(out, res, axes[0:1], False, scale, 1)
-            for c in range(channels):
-                for k in range(hop):
-                    v = res[0, c, k] * synthesis[k]
-                    if k < keep:
-                        v = tail[c, k] + v
-                    fifo[c, k] = np.float32(v)
-                for k in range(keep):
-                    j = hop + k
-                    v = res[0, c, j] * synthesis[j]
-                    if j < keep:
-                        v = tail[c, j] + v
-                    tail[c, k] = v
-                for k in range(size + 1):
-                    inbuf[c, k] = inbuf[c, k + hop]
-            p = 0
-            ints[1] = 0
-        ints[0] = p
-        r = ints[1]
-        for c in range(channels):
-            block[c, i] = fifo[c, r]
-        ints[1] = r + 1
 
 
 @kernel
@@ -454,67 +331,24 @@ class PitchShift(Plugin, block_invariant=True):
     _size = 0
 
     def _prepare(self, sample_rate: float, num_channels: int) -> None:
-        self._size = size = frame_size(sample_rate)
-        self._hop = hop = self._size // self.OVERLAP
-        self._channels = C = num_channels
-        self._vocoder = v = _Vocoder(self._size, self._hop, num_channels, sample_rate)
-        bins = v.bins
-        # the arrays of the plugin's one step (see _plan_steps): _update and _reset_state write them in place
-        self._ints = np.zeros(2, np.int64)
-        self._params = np.array([1.0, float(hop)])
-        self._identity = np.ones(1, np.bool_)
-        # input: N + 1 samples of history (zeros before the stream) followed by the samples of the current hop
-        self._inbuf = np.zeros((C, size + 1 + hop), np.float64)
-        # overlap-add tail: output positions [last frame end - (N - hop), last frame end)
-        self._tail = np.zeros((C, size - hop), np.float64)
-        # the output of the last hop (its first sample was returned when the hop was complete)
-        self._fifo = np.zeros((C, hop), np.float32)
-        self._args = (
-            self._ints,
-            self._params,
-            self._identity,
-            np.array([v.reset_bin, v.detector, int(v.lock)], np.int64),
-            np.array([2, 1], np.int64),
-            np.ascontiguousarray(v.window, np.float64),
-            np.ascontiguousarray(v.synthesis, np.float64),
-            self._inbuf,
-            self._tail,
-            self._fifo,
-            np.zeros((1, C, size), np.float64),
-            np.zeros((1, size), np.float64),
-            np.zeros((1, C, bins), np.complex128),
-            np.zeros((1, bins), np.complex128),
-            np.zeros((0, 0), np.float64),
-            np.zeros((1, C, bins), np.complex128),
-            np.zeros((1, C, size), np.float64),
-            v.last_out,
-            v.prev_mag,
-            v.det,
-            np.zeros(bins, np.float64),
-            np.zeros(bins, np.complex128),
-            np.zeros(bins, np.int64),
-            np.zeros(bins + 1, np.int64),
-        )
-        _load_fft()
-        self._plan_changed()
+        self._size = frame_size(sample_rate)
+        self._hop = self._size // self.OVERLAP
+        self._channels = num_channels
+        self._vocoder = _Vocoder(self._size, self._hop, num_channels, sample_rate)
 
     def _update(self) -> None:
         self._ratio = semitones_to_ratio(float(self.semitones))
-        self._params[0] = self._ratio
-        self._identity[0] = self._ratio == 1.0
 
     def _reset_state(self) -> None:
         assert self._vocoder is not None
-        v = self._vocoder
-        for array in (v.last_out, v.prev_mag, v.det, self._inbuf, self._tail, self._fifo):
-            array[:] = 0
-        self._ints[0] = 0
-        self._ints[1] = 1  # the fifo holds H - 1 leading zeros: the delay is exactly N - 1 (see latency_samples)
-
-    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
-        if self._automation:
-            return None
-        return [PlanStep(_pitch_kernel, self._args)]
+        size, hop, channels = self._size, self._hop, self._channels
+        self._vocoder.reset()
+        # input: N + 1 samples of history (zeros before the stream) followed by samples not yet framed
+        self._input = np.zeros((channels, size + 1), np.float64)
+        # overlap-add tail: output positions [last frame end - (N - hop), last frame end)
+        self._tail = np.zeros((channels, size - hop), np.float64)
+        # output not yet returned; the H - 1 leading zeros make the delay exactly N - 1 (see latency_samples)
+        self._fifo = np.zeros((channels, hop - 1), np.float32)
 
     @property
     def latency_samples(self) -> int:
@@ -524,8 +358,32 @@ class PitchShift(Plugin, block_invariant=True):
         return max(self._size - 1, 0)
 
     def _process(self, block: np.ndarray) -> np.ndarray:
-        _pitch_kernel(block, *self._args)
-        return block
+        assert self._vocoder is not None
+        size, hop = self._size, self._hop
+        n = block.shape[1]
+        data = np.concatenate([self._input, block], axis=1)
+        pending = data.shape[1] - (size + 1)
+        count = pending // hop
+        pieces = [self._fifo]
+        if count:
+            ratios = np.full(count, self._ratio)
+            identity = np.full(count, self._ratio == 1.0)
+            windows = np.lib.stride_tricks.sliding_window_view(data, size + 1, axis=1)
+            region = np.zeros((self._channels, (count - 1) * hop + size), np.float64)
+            region[:, : size - hop] = self._tail
+            for start in range(0, count, _BATCH):
+                stop = min(start + _BATCH, count)
+                frames = windows[:, (start + 1) * hop : stop * hop + 1 : hop].transpose(1, 0, 2)
+                out = self._vocoder.run(frames, ratios[start:stop], identity[start:stop])
+                _overlap_add(out, hop, region[:, start * hop :])
+            pieces.append(region[:, : count * hop].astype(np.float32))
+            self._tail = region[:, count * hop :].copy()
+            self._input = data[:, count * hop :].copy()
+        else:
+            self._input = data
+        joined = np.concatenate(pieces, axis=1)
+        self._fifo = joined[:, n:].copy()
+        return np.ascontiguousarray(joined[:, :n])
 
 
 # --------------------------------------------------------------------------------------------- time_stretch
