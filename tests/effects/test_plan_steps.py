@@ -24,12 +24,6 @@ def _signal(channels: int, frames: int = 6000) -> np.ndarray:
     return x.astype(np.float32)
 
 
-def _impulse_response(channels: int, frames: int) -> np.ndarray:
-    rng = np.random.default_rng(frames)
-    decay = np.exp(-np.arange(frames) / (frames / 5))
-    return (rng.standard_normal((channels, frames)) * decay).astype(np.float32)
-
-
 # name, settings, a parameter change made at the 9th block (mid-stream)
 CASES = [
     ("Reverb", {"room_size": 0.8, "width": 0.6}, ("room_size", 0.3)),
@@ -44,18 +38,7 @@ CASES = [
     ("BrickwallLimiter", {"ceiling_db": -6.0}, ("release_ms", 20.0)),
     ("BrickwallLimiter", {"ceiling_db": -9.0, "true_peak": True}, ("ceiling_db", -3.0)),
     ("BrickwallLimiter", {"ceiling_db": -6.0, "lookahead_ms": 2.0}, ("lookahead_ms", 4.0)),
-    # a short mono IR (one 512-sample partition: pieces by direct convolution or a zero-padded FFT), a stereo IR
-    # of several 2048-sample partitions (blocks of 512 never hold a whole one), a wet/dry mix
-    ("Convolution", {"impulse_response_filename": _impulse_response(1, 300), "sample_rate": SR}, ("mix", 0.5)),
-    (
-        "Convolution",
-        {"impulse_response_filename": _impulse_response(2, 5000), "sample_rate": SR, "mix": 0.7},
-        ("mix", 1.0),
-    ),
-    ("Convolution", {"impulse_response_filename": _impulse_response(2, 100), "sample_rate": SR}, ("mix", 0.0)),
 ]
-#: effects whose output depends on how the stream is cut into blocks by float rounding only (FFT sizes differ)
-ROUNDING = {"Convolution": 1e-6}
 IDS = [f"{name}-{change[0]}" for name, _, change in CASES]
 
 
@@ -142,10 +125,7 @@ def test_steps_are_block_size_invariant(name, settings, change):
     whole = _make(name, settings)
     whole._ensure_format(float(SR), 2)
     expected = whole._step(x.copy())  # one block of the whole signal, the Python path
-    if name in ROUNDING:
-        np.testing.assert_allclose(np.concatenate(out, axis=1), expected, rtol=0, atol=ROUNDING[name])
-    else:
-        np.testing.assert_array_equal(np.concatenate(out, axis=1), expected)
+    np.testing.assert_array_equal(np.concatenate(out, axis=1), expected)
 
 
 @pytest.mark.parametrize(("name", "settings", "change"), CASES[::2], ids=IDS[::2])
@@ -169,8 +149,7 @@ def test_python_path_and_steps_take_turns_on_one_stream(name, settings, change):
 
 
 @pytest.mark.parametrize(
-    ("name", "settings", "change"),
-    [CASES[0], CASES[2], CASES[3], CASES[4], CASES[6], CASES[8], CASES[10], CASES[12], CASES[13]],
+    ("name", "settings", "change"), [CASES[0], CASES[2], CASES[3], CASES[4], CASES[6], CASES[8], CASES[10]]
 )
 def test_compiled_plan_gives_the_same_samples(name, settings, change):
     x = _signal(2)

@@ -22,7 +22,6 @@ from .._base import limits
 from ..core.errors import LayoutError
 from ..core.jit import kernel
 from ..core.params import Param
-from ..core.plan import PlanStep
 from ..core.plugin import Plugin
 from .ir_resample import resample_impulse_response
 
@@ -53,6 +52,42 @@ def read_impulse_response(path: str) -> tuple[np.ndarray, float]:
 
 
 @kernel
+def _spectral_sum(
+    out: np.ndarray,
+    new: np.ndarray,
+    history: np.ndarray,
+    hist_pos: int,
+    spectra: np.ndarray,
+    first: int,
+) -> None:  # pragma: no cover - compiled
+    """Frequency-domain delay line product for ``K`` consecutive partitions.
+
+    ``new`` is ``(K, C, F)`` (spectra of the newest input windows), ``history`` ``(P, C, F)`` a ring of older
+    window spectra whose newest entry is at ``hist_pos``, ``spectra`` ``(P, C, F)`` the IR partitions (channel
+    ``c`` of the input uses row ``c`` of ``spectra``). ``out[k] = sum_{p >= first} X[k - p] * H[p]`` where
+    ``X[j]`` for ``j < 0`` comes from the history.
+    """
+    n_new, channels, bins = new.shape
+    parts = spectra.shape[0]
+    ring = history.shape[0]
+    for k in range(n_new):
+        for c in range(channels):
+            for f in range(bins):
+                out[k, c, f] = 0
+        for p in range(first, parts):
+            j = k - p
+            for c in range(channels):
+                if j >= 0:
+                    src = new[j, c]
+                else:
+                    src = history[(hist_pos + 1 + j) % ring, c]
+                h = spectra[p, c]
+                o = out[k, c]
+                for f in range(bins):
+                    o[f] += src[f] * h[f]
+
+
+@kernel
 def _direct_head(
     out: np.ndarray,
     window: np.ndarray,
@@ -74,24 +109,10 @@ def _direct_head(
 
 
 #: a long IR is split: its first ``_TAIL_RATIO * B`` samples use partitions of ``B`` samples, the rest (the tail)
-#: partitions ``_TAIL_RATIO`` times longer (fewer spectra to multiply per sample; still no latency, see below)
+#: partitions ``_TAIL_RATIO`` times longer (fewer spectra to multiply per sample; still no latency, see _TailPart)
 _TAIL_RATIO = 8
 #: ... when the tail holds more than this many of those long partitions
 _TAIL_MIN_PARTS = 4
-
-#: rocket-fft's transforms for compiled code (``r2c``, ``c2r``), bound by :func:`_load_fft` on first use so that
-#: importing stompbox imports neither Numba nor rocket-fft
-_r2c: Any = None
-_c2r: Any = None
-
-
-def _load_fft() -> None:
-    """Bind rocket-fft's compiled transforms (and register its native code with Numba) before a kernel runs."""
-    global _r2c, _c2r
-    if _r2c is None:
-        from rocket_fft import lowlevel
-
-        _r2c, _c2r = lowlevel.r2c, lowlevel.c2r
 
 
 def _partition_spectra(rows: np.ndarray, size: int) -> np.ndarray:
@@ -104,163 +125,48 @@ def _partition_spectra(rows: np.ndarray, size: int) -> np.ndarray:
     return np.ascontiguousarray(np.fft.rfft(chunks, 2 * size, axis=-1).astype(np.complex64))
 
 
-@kernel
-def _ring_sum(
-    acc: np.ndarray, new: np.ndarray, history: np.ndarray, hist_pos: int, spectra: np.ndarray, first: int
-) -> None:  # pragma: no cover - compiled
-    """``acc[c] = sum_{p >= first} X[-p][c] * spectra[p, c]``: ``X[0]`` is ``new`` ``(C, F)``, ``X[-p]`` for
-    ``p >= 1`` the history ring ``(P, C, F)`` entry ``p - 1`` places before its newest one (at ``hist_pos``)."""
-    parts, channels, bins = spectra.shape
-    ring = history.shape[0]
-    for c in range(channels):
-        for f in range(bins):
-            acc[c, f] = 0
-    for p in range(first, parts):
-        for c in range(channels):
-            if p == 0:
-                src = new[c]
-            else:
-                src = history[(hist_pos + 1 - p + ring) % ring, c]
-            h = spectra[p, c]
-            o = acc[c]
-            for f in range(bins):
-                o[f] += src[f] * h[f]
+class _TailPart:
+    """The IR's tail ``h[D:]`` (``D`` = the partition size ``S`` here), convolved in whole ``S``-sample blocks.
 
-
-@kernel
-def _convolution_kernel(
-    block: np.ndarray,
-    ints: np.ndarray,
-    mix: np.ndarray,
-    axes: np.ndarray,
-    spectra: np.ndarray,
-    h0: np.ndarray,
-    history: np.ndarray,
-    window: np.ndarray,
-    older: np.ndarray,
-    seg: np.ndarray,
-    spec: np.ndarray,
-    acc: np.ndarray,
-    real: np.ndarray,
-    tp_spectra: np.ndarray,
-    tp_history: np.ndarray,
-    tp_window: np.ndarray,
-    tp_out: np.ndarray,
-    tp_spec: np.ndarray,
-    tp_acc: np.ndarray,
-    tp_real: np.ndarray,
-) -> None:  # pragma: no cover - compiled
-    """The whole of Convolution's block processing, in place (see the module docstring).
-
-    ``ints``: [position in the current partition, history ring position, whether ``older`` holds the current
-    partition's share of older input, the tail part's position and ring position, whether there is a tail part].
-    ``mix``: [dry gain, wet gain]. The block is cut at partition boundaries: a whole partition (starting at its
-    boundary) is one FFT of its window and one inverse FFT of the spectral sum over all IR partitions; a piece of
-    one adds the older partitions' share (one inverse FFT per partition) to the first IR partition's, by direct
-    convolution for short pieces, by a zero-padded FFT for longer ones. The tail part (partitions of ``S = 8B``)
-    adds its output computed at the end of each whole ``S``-sample input block, delayed by ``S``.
+    Input block ``j`` (stream samples ``[jS, (j + 1)S)``) is complete when its last sample arrives; its
+    convolution with the tail, delayed by ``D = S``, is first needed for output sample ``(j + 1)S``: so the
+    tail adds no latency, and its output does not depend on how the stream is cut into blocks.
     """
-    channels, n = block.shape
-    B = h0.shape[1]
-    S = tp_out.shape[1]
-    parts = spectra.shape[0]
-    ring = history.shape[0]
-    tp_ring = tp_history.shape[0]
-    scale = 1.0 / (2 * B)
-    tp_scale = 1.0 / (2 * S)
-    dry_gain, wet_gain = mix[0], mix[1]
-    done = 0
-    while done < n:
-        pos = ints[0]
-        m = min(n - done, B - pos)
-        for c in range(channels):
-            for i in range(m):
-                window[c, B + pos + i] = block[c, done + i]
-        if pos == 0 and m == B:  # a whole partition: all IR partitions in one spectral sum
-            _r2c(window, spec, axes, True, 1.0, 1)
-            _ring_sum(acc, spec, history, ints[1], spectra, 0)
-            _c2r(acc, real, axes, False, scale, 1)
-            for c in range(channels):
-                for i in range(B):
-                    seg[c, i] = real[c, B + i]
-        else:
-            if ints[2] == 0:  # the older partitions' share of this partition's output, once per partition
-                if parts > 1:
-                    _ring_sum(acc, spec, history, ints[1], spectra, 1)
-                    _c2r(acc, real, axes, False, scale, 1)
-                    for c in range(channels):
-                        for i in range(B):
-                            older[c, i] = real[c, B + i]
-                else:
-                    older[:] = 0.0
-                ints[2] = 1
-            if m <= _DIRECT_MAX:
-                for c in range(channels):
-                    for i in range(m):
-                        seg[c, i] = older[c, pos + i]
-                _direct_head(seg, window, B + pos, m, h0)
-            else:
-                for c in range(channels):
-                    for i in range(B + pos + m):
-                        real[c, i] = window[c, i]
-                    for i in range(B + pos + m, 2 * B):
-                        real[c, i] = 0.0
-                _r2c(real, spec, axes, True, 1.0, 1)
-                for c in range(channels):
-                    for f in range(B + 1):
-                        spec[c, f] = spec[c, f] * spectra[0, c, f]
-                _c2r(spec, real, axes, False, scale, 1)
-                for c in range(channels):
-                    for i in range(m):
-                        seg[c, i] = real[c, B + pos + i] + older[c, pos + i]
-            if pos + m == B:
-                _r2c(window, spec, axes, True, 1.0, 1)
-        if pos + m == B:  # the partition is complete: keep its spectrum, slide the window
-            hist = (ints[1] + 1) % ring
-            ints[1] = hist
-            for c in range(channels):
-                for f in range(B + 1):
-                    history[hist, c, f] = spec[c, f]
-                for i in range(B):
-                    window[c, i] = window[c, B + i]
-                    window[c, B + i] = 0.0
-            ints[0] = 0
-            ints[2] = 0
-        else:
-            ints[0] = pos + m
-        if ints[5]:  # the tail part (a piece never crosses one of its S-sample blocks)
-            tpos = ints[3]
-            for c in range(channels):
-                for i in range(m):
-                    seg[c, i] += tp_out[c, tpos + i]
-                    tp_window[c, S + tpos + i] = block[c, done + i]
-            tpos += m
-            if tpos == S:
-                _r2c(tp_window, tp_spec, axes, True, 1.0, 1)
-                _ring_sum(tp_acc, tp_spec, tp_history, ints[4], tp_spectra, 0)
-                _c2r(tp_acc, tp_real, axes, False, tp_scale, 1)
-                hist = (ints[4] + 1) % tp_ring
-                ints[4] = hist
-                for c in range(channels):
-                    for i in range(S):
-                        tp_out[c, i] = tp_real[c, S + i]
-                        tp_window[c, i] = tp_window[c, S + i]
-                    for f in range(S + 1):
-                        tp_history[hist, c, f] = tp_spec[c, f]
-                tpos = 0
-            ints[3] = tpos
-        for c in range(channels):
-            if dry_gain == 0.0:
-                if wet_gain == 1.0:
-                    for i in range(m):
-                        block[c, done + i] = seg[c, i]
-                else:
-                    for i in range(m):
-                        block[c, done + i] = seg[c, i] * wet_gain
-            else:
-                for i in range(m):
-                    block[c, done + i] = block[c, done + i] * dry_gain + seg[c, i] * wet_gain
-        done += m
+
+    def __init__(self, tail: np.ndarray, size: int) -> None:
+        self.size = size
+        self.spectra = _partition_spectra(tail, size)
+        parts, channels, bins = self.spectra.shape
+        self.history = np.zeros((parts, channels, bins), np.complex64)
+        self.acc = np.zeros((1, channels, bins), np.complex64)
+        self.window = np.zeros((channels, 2 * size), np.float32)  # previous block + current block
+        self.out = np.zeros((channels, size), np.float32)  # the tail's output for the current block
+        self.reset()
+
+    def reset(self) -> None:
+        self.history[:] = 0
+        self.hist_pos = 0
+        self.window[:] = 0.0
+        self.out[:] = 0.0
+        self.pos = 0
+
+    def process(self, wet: np.ndarray, x: np.ndarray) -> None:
+        """Add the tail's output for input ``x`` ``(C, n)`` to ``wet``."""
+        S, n, done = self.size, x.shape[1], 0
+        while done < n:
+            m = min(n - done, S - self.pos)
+            wet[:, done : done + m] += self.out[:, self.pos : self.pos + m]
+            self.window[:, S + self.pos : S + self.pos + m] = x[:, done : done + m]
+            self.pos += m
+            done += m
+            if self.pos == S:
+                spectrum = np.fft.rfft(self.window, axis=-1).astype(np.complex64)[np.newaxis]
+                _spectral_sum(self.acc, spectrum, self.history, self.hist_pos, self.spectra, 0)
+                self.out[:] = np.fft.irfft(self.acc[0], 2 * S, axis=-1)[:, S:]
+                self.hist_pos = (self.hist_pos + 1) % self.history.shape[0]
+                self.history[self.hist_pos] = spectrum[0]
+                self.window[:, :S] = self.window[:, S:]
+                self.pos = 0
 
 
 #: ways of resampling an impulse response given at another sample rate (see Convolution)
@@ -427,86 +333,130 @@ class Convolution(Plugin, block_invariant=True):
         head = _TAIL_RATIO * size  # IR samples the small partitions cover when a long IR has a tail part
         # the tail's bigger FFTs pay off only over several tail partitions (measured: a 1 s IR is faster without)
         long_ir = length > head + _TAIL_MIN_PARTS * head
-        tail = rows[:, head:] if long_ir else None
-        if long_ir:
+        self._tail_part = _TailPart(rows[:, head:], head) if long_ir else None
+        if self._tail_part is not None:
             rows, length = rows[:, :head], head
+        parts = -(-length // size)
         self._spectra = _partition_spectra(rows, size)
         self._h0 = np.zeros((num_channels, size), np.float32)
         self._h0[:, : min(size, length)] = rows[:, :size]
         self._B = size
+        self._P = parts
         self._channels = num_channels
         bins = size + 1
-        C = num_channels
-        # the arrays of the plugin's one step (see _plan_steps): _update and _reset_state write them in place
-        self._ints = np.zeros(6, np.int64)
-        self._mix = np.array([0.0, 1.0], np.float32)
-        self._history = np.zeros((self._spectra.shape[0], C, bins), np.complex64)
-        self._window = np.zeros((C, 2 * size), np.float32)  # previous partition + current partial
-        if tail is not None:
-            tp_spectra = _partition_spectra(tail, head)
-            tp = (
-                tp_spectra,
-                np.zeros(tp_spectra.shape, np.complex64),  # history
-                np.zeros((C, 2 * head), np.float32),  # window: previous block + current block
-                np.zeros((C, head), np.float32),  # the tail's output for the current block
-                np.zeros((C, head + 1), np.complex64),
-                np.zeros((C, head + 1), np.complex64),
-                np.zeros((C, 2 * head), np.float32),
-            )
-            self._ints[5] = 1
-        else:
-            tp = (
-                np.zeros((1, C, 1), np.complex64),
-                np.zeros((1, C, 1), np.complex64),
-                np.zeros((C, 2), np.float32),
-                np.zeros((C, 1), np.float32),
-                np.zeros((C, 1), np.complex64),
-                np.zeros((C, 1), np.complex64),
-                np.zeros((C, 2), np.float32),
-            )
-        self._args = (
-            self._ints,
-            self._mix,
-            np.array([1], np.int64),  # the transforms' axis
-            self._spectra,
-            self._h0,
-            self._history,
-            self._window,
-            np.zeros((C, size), np.float32),  # older input's share of the current partition's output
-            np.zeros((C, size), np.float32),  # a piece's wet output
-            np.zeros((C, bins), np.complex64),
-            np.zeros((C, bins), np.complex64),
-            np.zeros((C, 2 * size), np.float32),
-            *tp,
-        )
-        self._tp_state = tp[1:4]
-        _load_fft()
-        self._plan_changed()
+        self._history = np.zeros((max(parts, 1), num_channels, bins), np.complex64)
+        self._window = np.zeros((num_channels, 2 * size), np.float32)  # previous partition + current partial
+        self._acc = np.zeros((1, num_channels, bins), np.complex64)
+        self._empty = np.zeros((0, num_channels, bins), np.complex64)
+        self._mix_values = (np.float32(0.0), np.float32(1.0))
 
     def _reset_state(self) -> None:
         self._history[:] = 0
+        self._hist_pos = 0
         self._window[:] = 0.0
-        self._ints[:5] = 0
-        for array in self._tp_state:
-            array[:] = 0
+        self._pos = 0  # samples of the current partition already seen
+        self._tail: np.ndarray | None = None  # the older partitions' share of the current partition's output
+        if self._tail_part is not None:
+            self._tail_part.reset()
 
     def _update(self) -> None:
         mix = np.float32(self.mix)
-        self._mix[0] = np.float32(1.0) - mix
-        self._mix[1] = mix
+        self._mix_values = (np.float32(1.0) - mix, mix)
 
-    def _plan_steps(self, max_frames: int) -> list[PlanStep] | None:
-        if self._automation:
-            return None
-        return [PlanStep(_convolution_kernel, self._args)]
+    def _push(self, spectra: np.ndarray) -> None:
+        """Append window spectra ``(K, C, F)`` to the history ring."""
+        ring = self._history.shape[0]
+        for spectrum in spectra[-ring:]:
+            self._hist_pos = (self._hist_pos + 1) % ring
+            self._history[self._hist_pos] = spectrum
+
+    def _older_share(self) -> np.ndarray:
+        """Output of the current partition due to input before it (IR partitions 1..P-1), ``(C, B)``."""
+        if self._tail is None:
+            if self._P > 1:
+                _spectral_sum(self._acc, self._empty_next(), self._history, self._hist_pos, self._spectra, 1)
+                self._tail = np.fft.irfft(self._acc[0], 2 * self._B, axis=-1)[:, self._B :].astype(np.float32)
+            else:
+                self._tail = np.zeros((self._channels, self._B), np.float32)
+        return self._tail
+
+    def _empty_next(self) -> np.ndarray:
+        # one placeholder "new" window so the kernel computes the sum for the partition about to be filled;
+        # partition 0 (the only one using it) is skipped with first=1
+        return np.zeros((1, self._channels, self._B + 1), np.complex64)
+
+    def _partial(self, wet: np.ndarray, x: np.ndarray) -> None:
+        """Process ``x`` (fewer samples than fill the current partition... or exactly the rest of it)."""
+        B, n, pos = self._B, x.shape[1], self._pos
+        self._window[:, B + pos : B + pos + n] = x
+        tail = self._older_share()
+        if n <= _DIRECT_MAX:
+            out = tail[:, pos : pos + n].copy()
+            _direct_head(out, self._window, B + pos, n, self._h0)
+        else:
+            view = self._window.copy()
+            view[:, B + pos + n :] = 0.0
+            spectrum = np.fft.rfft(view, axis=-1) * self._spectra[0]
+            out = np.fft.irfft(spectrum, 2 * B, axis=-1)[:, B + pos : B + pos + n].astype(np.float32)
+            out += tail[:, pos : pos + n]
+        wet[:, :n] = out
+        self._pos = pos + n
+        if self._pos == B:  # the partition is complete: keep its spectrum, slide the window
+            self._push(np.fft.rfft(self._window, axis=-1)[np.newaxis])
+            self._window[:, :B] = self._window[:, B:]
+            self._window[:, B:] = 0.0
+            self._pos = 0
+            self._tail = None
+
+    def _whole(self, wet: np.ndarray, x: np.ndarray) -> None:
+        """Process a whole number ``K`` of partitions starting at a partition boundary."""
+        B, C = self._B, self._channels
+        K = x.shape[1] // B
+        frames = np.empty((C, (K + 1) * B), np.float32)
+        frames[:, :B] = self._window[:, :B]
+        frames[:, B:] = x
+        # windows k = frames[:, kB : kB + 2B]
+        windows = np.lib.stride_tricks.sliding_window_view(frames, 2 * B, axis=1)[:, ::B]  # (C, K, 2B)
+        spectra = np.ascontiguousarray(np.fft.rfft(windows, axis=-1).transpose(1, 0, 2))  # (K, C, F)
+        acc = np.empty_like(spectra)
+        _spectral_sum(acc, spectra, self._history, self._hist_pos, self._spectra, 0)
+        out = np.fft.irfft(acc, 2 * B, axis=-1)[:, :, B:]  # (K, C, B)
+        wet[:, : K * B] = out.transpose(1, 0, 2).reshape(C, K * B)
+        self._push(spectra)
+        self._window[:, :B] = x[:, -B:]
+        self._tail = None
 
     def _process(self, block: np.ndarray) -> np.ndarray:
-        _convolution_kernel(block, *self._args)
+        n = block.shape[1]
+        wet = np.empty_like(block)
+        B = self._B
+        done = 0
+        if self._pos:
+            first = min(n, B - self._pos)
+            self._partial(wet, block[:, :first])
+            done = first
+        whole = (n - done) // B * B
+        if whole:
+            self._whole(wet[:, done : done + whole], block[:, done : done + whole])
+            done += whole
+        if done < n:
+            self._partial(wet[:, done:], block[:, done:])
+        if self._tail_part is not None:
+            self._tail_part.process(wet, block)
+        dry_gain, wet_gain = self._mix_values
+        if dry_gain == 0.0:
+            if wet_gain == 1.0:
+                return wet
+            wet *= wet_gain
+            return wet
+        block *= dry_gain
+        wet *= wet_gain
+        block += wet
         return block
 
     def _process_automated(self, block: np.ndarray, curves: dict[str, np.ndarray]) -> np.ndarray:
         dry = block.copy()
-        self._mix[:] = (0.0, 1.0)
+        self._mix_values = (np.float32(0.0), np.float32(1.0))
         wet = self._process(block)
         self._request_update()  # the static mix values are restored by the next _update
         mix = curves["mix"].astype(np.float32)
