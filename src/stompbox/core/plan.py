@@ -259,27 +259,34 @@ def _load(source: str) -> Any:
         module = _modules.get(key)
         if module is not None:
             return module
-        import importlib.util
-
-        name = f"stompbox_plan_{key}"
-        folder = _plan_dir()
-        path = folder / f"{name}.py"
-        if not path.exists() or path.read_text() != source:
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}-", suffix=".py")
-            with os.fdopen(fd, "w") as f:
-                f.write(source)
-            os.replace(tmp, path)
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[name]
-            raise
+        module = load_generated(f"stompbox_plan_{key}", source, _plan_dir())
         _modules[key] = module
         return module
+
+
+def load_generated(name: str, source: str, folder: Path) -> Any:
+    """Write ``source`` as ``folder/name.py`` (atomically, only when it differs) and import it as module ``name``.
+
+    Generated code lives in real files so that Numba's on-disk cache of the kernels in it works across
+    processes. Raises what writing or importing raises (the module is not left half-imported)."""
+    import importlib.util
+
+    path = folder / f"{name}.py"
+    if not path.exists() or path.read_text() != source:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}-", suffix=".py")
+        with os.fdopen(fd, "w") as f:
+            f.write(source)
+        os.replace(tmp, path)
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
 
 
 class Plan:

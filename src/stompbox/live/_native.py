@@ -418,28 +418,14 @@ def plan_address(plan: Any) -> int:
         return int(plan.address)
     entry = _entries.get(name)
     if entry is None:
-        import importlib.util
-        import os
-        import sys
-        import tempfile
         from pathlib import Path
 
+        from ..core.plan import load_generated
+
         entry_name = "stompbox_live_" + name[len("stompbox_plan_") :]
-        source = _ENTRY_SOURCE.format(plan=name)
-        target = Path(path).with_name(entry_name + ".py")
         try:
-            if not target.exists() or target.read_text() != source:
-                fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{entry_name}-", suffix=".py")
-                with os.fdopen(fd, "w") as f:
-                    f.write(source)
-                os.replace(tmp, target)
-            spec = importlib.util.spec_from_file_location(entry_name, target)
-            assert spec is not None and spec.loader is not None
-            loaded = importlib.util.module_from_spec(spec)
-            sys.modules[entry_name] = loaded
-            spec.loader.exec_module(loaded)
+            loaded = load_generated(entry_name, _ENTRY_SOURCE.format(plan=name), Path(path).parent)
         except Exception:  # noqa: BLE001 - an unwritable folder: the plan compiles its own wrapper
-            sys.modules.pop(entry_name, None)
             return int(plan.address)
         entry = _entries[name] = loaded.entry
     return int(entry.address)
