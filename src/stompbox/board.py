@@ -27,7 +27,7 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
     def _block_invariant(self) -> bool:  # type: ignore[override]
         """A container is block-invariant when all its children are."""
         runner = self._runner
-        if runner is not None and runner.compiled and runner.epoch == plans.epoch():
+        if runner is not None and runner.compiled and runner.current():
             return True  # built-in effects only (what has plan steps is block-invariant)
         return all(child._block_invariant for child in self._children())
 
@@ -35,13 +35,13 @@ class PluginContainer(Plugin, stateful=False):  # children recover from non-fini
         """The latency remembered by a current plan of built-in effects only (whose latency changes only with a
         parameter or the format, both of which make the plan stale), else ``None``."""
         runner = self._runner
-        if runner is not None and runner.compiled and runner.epoch == plans.epoch():
+        if runner is not None and runner.compiled and runner.current():
             return runner.latency
         return None
 
     def _remember_latency(self, latency: int) -> int:
         runner = self._runner
-        if runner is not None and runner.compiled and runner.epoch == plans.epoch():
+        if runner is not None and runner.compiled and runner.current():
             runner.latency = latency
         return latency
 
@@ -220,12 +220,7 @@ class Chain(PluginContainer):
 
     def _process(self, block: np.ndarray) -> np.ndarray:
         runner = self._runner
-        if (
-            runner is not None
-            and runner.epoch == plans.epoch()
-            and block.shape[1] <= runner.max_frames
-            and plans.ENABLED
-        ):
+        if runner is not None and runner.current(block.shape[1]) and plans.ENABLED:
             return runner.run(block)  # runs of children with plan steps, one compiled call each
         children = self._children()
         runner = self._plan_runner(block.shape[1]) if children else None
@@ -338,7 +333,7 @@ class Mix(PluginContainer):
         children = self._children()
         runner = self._plan_runner(block.shape[1])
         if runner is not None:
-            if runner.epoch != plans.epoch() or block.shape[1] > runner.max_frames:
+            if not runner.current(block.shape[1]):
                 runner.build(children, block.shape[1], combine=self._combine, container=self)
             if not runner.python:
                 if not block.flags.c_contiguous:

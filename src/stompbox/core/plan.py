@@ -529,10 +529,15 @@ class ChainRunner:
         self.max_frames = max_frames
         self.epoch = _epoch
 
+    def current(self, n: int = 0) -> bool:
+        """Whether the built program still holds (the plan epoch has not moved since it was built) for blocks of
+        ``n`` frames."""
+        return self.epoch == _epoch and n <= self.max_frames
+
     def process(self, block: np.ndarray, children: list[Plugin]) -> np.ndarray:
         """Run ``block`` through the children in series (rebuilding the plan first if anything changed)."""
         n = block.shape[1]
-        if self.epoch != _epoch or n > self.max_frames:
+        if not self.current(n):
             self.build(children, n)
         return self.run(block)
 

@@ -386,7 +386,7 @@ class Plugin:
         """:meth:`_step` for a call's single block, through the plugin's compiled plan when it has one: its
         kernels and the non-finite check in one compiled call (what a stream of small blocks pays per call)."""
         runner = self._solo_runner
-        if runner is not None and runner.epoch == plans.epoch() and block.shape[1] <= runner.max_frames:
+        if runner is not None and runner.current(block.shape[1]):
             return runner.run(block)
         if (
             type(self)._plan_steps is Plugin._plan_steps
